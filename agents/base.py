@@ -1,0 +1,115 @@
+"""The agent interface: ``agents.make(name, game, **params)`` and ``act(view)``.
+
+An agent decides from a seat's JSON view only (DESIGN.md, **Contract**): it
+never sees the true state. Agents are stateless between decisions; every
+random choice draws from a generator derived from the agent's seed and the
+position in the view, so the same seed and view always give the same action.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..engine.bits import derive_seed, make_rng
+from ..engine.errors import SpecError
+from ..engine.game import Game, State
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """An agent parameter: its type, default, range (inclusive) and meaning."""
+
+    kind: type
+    default: Any
+    doc: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple = ()
+
+    def convert(self, agent: str, name: str, value):
+        """``value`` (text or Python) as this parameter's type; :class:`SpecError` if bad."""
+        try:
+            if self.kind is bool:
+                if isinstance(value, str):
+                    if value.lower() not in ("true", "false", "1", "0"):
+                        raise ValueError
+                    value = value.lower() in ("true", "1")
+                value = bool(value)
+            elif self.kind is int:
+                if isinstance(value, float) and not value.is_integer():
+                    raise ValueError
+                value = int(float(value)) if isinstance(value, str) and "e" in value else int(value)
+            elif self.kind is float:
+                value = float(value)
+            else:
+                value = str(value)
+        except (TypeError, ValueError):
+            raise SpecError(
+                f"{agent} parameter {name}={value!r} is not a {self.kind.__name__}"
+            ) from None
+        if self.choices and value not in self.choices:
+            raise SpecError(
+                f"{agent} parameter {name}={value!r} is not one of {', '.join(map(str, self.choices))}"
+            )
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+            raise SpecError(
+                f"{agent} parameter {name}={value!r} is out of range [{self.low}, {self.high}]"
+            )
+        return value
+
+
+@dataclass
+class Decision:
+    """An agent's answer: the action in notation and optional search statistics."""
+
+    action: str
+    stats: dict = field(default_factory=dict)
+
+
+class Agent:
+    """Base class. Subclasses set ``name``, ``params`` and implement :meth:`decide`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    params: ClassVar[dict[str, ParamSpec]] = {}
+    cheating: ClassVar[bool] = False
+
+    def __init__(self, game: Game, seed: int = 0, **params):
+        self.game = game
+        self.seed = int(seed)
+        unknown = sorted(set(params) - set(self.params))
+        if unknown:
+            valid = ", ".join(sorted(self.params)) or "none"
+            raise SpecError(f"unknown parameter {unknown[0]!r} for agent {self.name!r} (parameters: {valid})")
+        self.config = {k: spec.default for k, spec in self.params.items()}
+        for key, value in params.items():
+            self.config[key] = self.params[key].convert(self.name, key, value)
+
+    def __repr__(self):
+        opts = ",".join(f"{k}={v}" for k, v in self.config.items())
+        return f"{self.name}({opts})" if opts else self.name
+
+    def act(self, view: dict) -> str:
+        """The action (notation) this agent plays from ``view``."""
+        return self.decide(view).action
+
+    def decide(self, view: dict) -> Decision:
+        """The action and search statistics for ``view`` (subclasses implement)."""
+        raise NotImplementedError
+
+    # -- helpers for subclasses
+    def decision_seed(self, view: dict) -> int:
+        """A seed for this decision: the agent's seed and the position's place in the match."""
+        return derive_seed(
+            self.seed, view.get("deal_number", 0), len(view.get("history", [])), view.get("seat", 0)
+        )
+
+    def decision_rng(self, view: dict) -> np.ndarray:
+        return make_rng(self.decision_seed(view))
+
+    def state_for(self, view: dict) -> State:
+        """A state consistent with ``view`` (hidden cards dealt at random)."""
+        return self.game.state_from_view(view, seed=self.decision_seed(view))

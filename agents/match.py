@@ -1,0 +1,38 @@
+"""Play a match between agents, each deciding from its own seat's view."""
+
+from __future__ import annotations
+
+from ..engine.bits import derive_seed, make_rng
+from ..engine.game import Game, State
+from .base import Agent
+
+
+def play_match(game: Game, agents: list[Agent], seed: int, deals=None, on_action=None,
+               max_deals: int | None = None) -> State:
+    """Play a whole match and return its final state (its record via ``record_of``).
+
+    Deals are random from ``seed`` unless ``deals`` (a list of deal vectors)
+    is given; after the listed deals run out, further deals are random.
+    ``on_action(state, seat, text)`` is called after each action; play stops
+    after ``max_deals`` deals if given (the match may then be unfinished).
+    """
+    if len(agents) != game.n_players:
+        raise ValueError(f"{game.name} needs {game.n_players} agents, not {len(agents)}")
+    state = game.new_match()
+    deal_rng = make_rng(derive_seed(seed, 0xDEA1))
+    deals = list(deals or [])
+    while not state.is_terminal:
+        if state.deal_pending:
+            if max_deals is not None and state.deal_number >= max_deals:
+                break
+            if deals:
+                state.deal(deals.pop(0))
+            else:
+                state.deal(rng=deal_rng)
+            continue
+        seat = state.to_move
+        text = agents[seat].act(state.view(seat))
+        state.apply(text)
+        if on_action is not None:
+            on_action(state, seat, text)
+    return state

@@ -1,0 +1,209 @@
+"""Card masks and the random number generator, as numba kernels.
+
+A card is a bit index ``0 .. 47``; a set of cards is one ``uint64`` (alias
+:data:`CardMask`). Kernels here are the primitives every game builds on:
+:func:`popcount`, :func:`lowest_bit`, :func:`kth_bit`, :func:`random_card`.
+
+Numba types ``uint64 - 1`` as ``float64`` (an int64 literal meets a uint64),
+so kernels always use the typed constants :data:`ONE` and :data:`ZERO`.
+
+The generator is xorshift64* with its state in a ``uint64[1]`` array that
+the caller owns (see :func:`make_rng`). Everything random in slagwerk draws
+from such an array, so results depend only on the seed, never on numba's or
+numpy's global generators, the machine or the number of workers.
+
+>>> from slagwerk.engine.bits import popcount, kth_bit, mask_of
+>>> m = mask_of([3, 7, 40])
+>>> int(popcount(m)), int(kth_bit(m, 1))
+(3, 7)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic
+
+CardMask = np.uint64
+"""A set of cards: bit ``i`` set means card ``i`` is in the set."""
+
+ZERO = np.uint64(0)
+ONE = np.uint64(1)
+EMPTY = np.uint64(0)
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], context.get_constant(types.boolean, False))
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def popcount(mask):
+    """Number of cards in ``mask`` (uint64) as int64."""
+    return np.int64(_ctpop(np.uint64(mask)))
+
+
+@njit(cache=True, inline="always")
+def lowest_bit(mask):
+    """Index of the lowest card in ``mask`` (uint64); 64 for an empty mask."""
+    return np.int64(_cttz(np.uint64(mask)))
+
+
+@njit(cache=True, inline="always")
+def bit(index):
+    """The mask holding only card ``index``."""
+    return ONE << np.uint64(index)
+
+
+@njit(cache=True, inline="always")
+def has(mask, index):
+    """True when card ``index`` is in ``mask``."""
+    return (np.uint64(mask) >> np.uint64(index)) & ONE != ZERO
+
+
+@njit(cache=True, inline="always")
+def drop_lowest(mask):
+    """``mask`` without its lowest card."""
+    m = np.uint64(mask)
+    return m & (m - ONE)
+
+
+@njit(cache=True)
+def kth_bit(mask, k):
+    """Index of the ``k``-th lowest card (0-based) of ``mask``; -1 if too few."""
+    m = np.uint64(mask)
+    for _ in range(k):
+        if m == ZERO:
+            return np.int64(-1)
+        m &= m - ONE
+    if m == ZERO:
+        return np.int64(-1)
+    return np.int64(_cttz(m))
+
+
+@njit(cache=True)
+def mask_to_indices(mask, out):
+    """Write the card indices of ``mask`` in increasing order into ``out``.
+
+    ``out`` is an int64 array with room for ``popcount(mask)`` entries.
+    Returns the number written.
+    """
+    m = np.uint64(mask)
+    n = 0
+    while m != ZERO:
+        out[n] = _cttz(m)
+        n += 1
+        m &= m - ONE
+    return n
+
+
+def mask_of(indices) -> np.uint64:
+    """Python helper: the mask of an iterable of card indices."""
+    m = 0
+    for i in indices:
+        m |= 1 << int(i)
+    return np.uint64(m)
+
+
+def indices_of(mask) -> list[int]:
+    """Python helper: the card indices of ``mask`` in increasing order."""
+    m = int(mask)
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
+
+
+# ---------------------------------------------------------------- random numbers
+
+_GOLDEN = 0x9E3779B97F4A7C15
+_MASK64 = (1 << 64) - 1
+
+
+def splitmix64(x: int) -> int:
+    """One step of splitmix64, used to turn seeds into generator states."""
+    x = (x + _GOLDEN) & _MASK64
+    z = x
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def derive_seed(*parts: int) -> int:
+    """A 63-bit seed derived from integers (a base seed, a game index, ...).
+
+    The same parts give the same seed everywhere; different parts give
+    unrelated seeds. Used to give every game of a tournament its own seed.
+    """
+    x = 0x5A6C_A63E_0F00_D5ED
+    for p in parts:
+        x = splitmix64(x ^ (int(p) & _MASK64))
+    return x >> 1
+
+
+def make_rng(seed: int) -> np.ndarray:
+    """A generator state (``uint64[1]``) for :func:`next_u64` from an int seed."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer, not {seed!r}")
+    state = splitmix64(int(seed) & _MASK64) or 1  # xorshift must not start at 0
+    return np.array([state], dtype=np.uint64)
+
+
+@njit(cache=True, inline="always")
+def next_u64(rng):
+    """Next 64 random bits from the xorshift64* generator ``rng`` (uint64[1])."""
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return x * np.uint64(0x2545F4914F6CDD1D)
+
+
+@njit(cache=True, inline="always")
+def rand_below(rng, n):
+    """Uniform int64 in ``[0, n)`` for ``1 <= n < 2**32`` (multiply-shift)."""
+    hi = next_u64(rng) >> np.uint64(32)
+    return np.int64((hi * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True)
+def rand_float(rng):
+    """Uniform float64 in ``[0, 1)``."""
+    return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def random_card(mask, rng):
+    """A uniformly random card index of a non-empty ``mask``; -1 if empty."""
+    n = popcount(mask)
+    if n == 0:
+        return np.int64(-1)
+    return kth_bit(mask, rand_below(rng, n))
+
+
+@njit(cache=True)
+def shuffle(values, n, rng):
+    """Shuffle ``values[:n]`` (int64 array) in place, Fisher-Yates."""
+    for i in range(n - 1, 0, -1):
+        j = rand_below(rng, i + 1)
+        tmp = values[i]
+        values[i] = values[j]
+        values[j] = tmp

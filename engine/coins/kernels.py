@@ -1,0 +1,334 @@
+"""Coins (Mark Steere, 2022): numba kernels over the flat state (RULES.md §1).
+
+Cards use :data:`slagwerk.engine.cards.COINS_DECK`: ``index = suit * 12 +
+rank``, suits ``c o e b`` (cups, coins, swords, clubs) numbered so that suit
+``s`` beats suit ``(s + 1) % 4``, ranks ``2 .. A`` as ``0 .. 11``. An action
+is the index of the card played.
+
+Every kernel follows the engine contract of :mod:`slagwerk.engine.contract`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..bits import ONE, ZERO, bit, kth_bit, popcount, rand_below
+from ..common import (
+    begin_deal,
+    end_deal,
+    end_match,
+    end_trick,
+    init_header,
+    left_of,
+    match_outcome_reward,
+    right_of,
+)
+from ..state import (
+    DEAL_POINTS,
+    DEALER,
+    LEADER,
+    OBJECTIVE_DEAL,
+    PHASE,
+    PHASE_PLAY,
+    TO_MOVE,
+    TOTALS,
+    build_layout,
+)
+
+GAME_ID = 0
+N_SEATS = 3
+N_SUITS = 4
+N_RANKS = 12
+DECK_SIZE = N_SUITS * N_RANKS
+HAND_SIZE = DECK_SIZE // N_SEATS
+TRICKS_PER_DEAL = HAND_SIZE
+SUIT_CUPS, SUIT_COINS, SUIT_SWORDS, SUIT_CLUBS = 0, 1, 2, 3
+COINS_PER_DEAL = N_RANKS
+COINS_MASK = np.uint64(((1 << N_RANKS) - 1) << (SUIT_COINS * N_RANKS))
+ALL_CARDS = np.uint64((1 << DECK_SIZE) - 1)
+
+DEFAULT_TARGET = 10
+OPTION_NAMES = ("target", "first_dealer")
+DEAL_SIZE = DECK_SIZE
+"""A deal vector lists the 48 cards: seat 0's 16, then seat 1's, then seat 2's."""
+MAX_ACTIONS = HAND_SIZE
+
+LAYOUT = build_layout(
+    [
+        ("target", 1),  # option: points that win the match
+        ("hands", N_SEATS),  # card mask per seat
+        ("trick", N_SEATS),  # cards of the current trick, in play order
+        ("n_in_trick", 1),  # cards played to the current trick
+        ("gone", 1),  # mask of every card played this deal (public)
+    ]
+)
+STATE_SIZE = LAYOUT.size
+TARGET = LAYOUT.offset["target"]
+HANDS = LAYOUT.offset["hands"]
+TRICK = LAYOUT.offset["trick"]
+N_IN_TRICK = LAYOUT.offset["n_in_trick"]
+GONE = LAYOUT.offset["gone"]
+
+
+@njit(cache=True, inline="always")
+def suit_of(card):
+    return card // N_RANKS
+
+
+@njit(cache=True, inline="always")
+def rank_of(card):
+    return card % N_RANKS
+
+
+@njit(cache=True)
+def trick_winner_position(c0, c1, c2):
+    """Position (0, 1, 2 in play order) of the card that wins the trick.
+
+    Three suits: the missing suit ``m`` beats suit ``(m + 1) % 4``, whose
+    card wins. Two of a suit: the higher of those two (the odd card never
+    wins). One suit: the highest.
+    """
+    s0, s1, s2 = suit_of(c0), suit_of(c1), suit_of(c2)
+    if s0 == s1 and s1 == s2:
+        if c0 > c1:
+            return 0 if c0 > c2 else 2
+        return 1 if c1 > c2 else 2
+    if s0 == s1:
+        return 0 if c0 > c1 else 1
+    if s0 == s2:
+        return 0 if c0 > c2 else 2
+    if s1 == s2:
+        return 1 if c1 > c2 else 2
+    missing = 6 - s0 - s1 - s2
+    winning_suit = (missing + 1) % N_SUITS
+    if s0 == winning_suit:
+        return 0
+    return 1 if s1 == winning_suit else 2
+
+
+@njit(cache=True)
+def coins_in(c0, c1, c2):
+    """Number of coins-suit cards among three cards."""
+    return (
+        (suit_of(c0) == SUIT_COINS) + (suit_of(c1) == SUIT_COINS) + (suit_of(c2) == SUIT_COINS)
+    )
+
+
+# ------------------------------------------------------------------ contract
+
+
+@njit(cache=True)
+def init_match(state, options):
+    """Start a match in ``state`` (int64[STATE_SIZE], in place).
+
+    ``options`` is int64 ``[target, first_dealer]``. The state then waits for
+    its first deal (``PHASE_DEAL_PENDING``).
+    """
+    init_header(state, GAME_ID, N_SEATS, options[1])
+    state[TARGET] = options[0]
+
+
+@njit(cache=True)
+def random_deal(state, rng, out):
+    """Write a uniformly random deal vector for the pending deal into ``out``."""
+    for i in range(DECK_SIZE):
+        out[i] = i
+    for i in range(DECK_SIZE - 1, 0, -1):
+        j = rand_below(rng, i + 1)
+        tmp = out[i]
+        out[i] = out[j]
+        out[j] = tmp
+
+
+@njit(cache=True)
+def apply_deal(state, deal):
+    """Deal the cards of ``deal`` (int64[DEAL_SIZE]) and start play (in place).
+
+    The dealer is already in ``state[DEALER]``; the player to its left leads.
+    """
+    begin_deal(state)
+    for seat in range(N_SEATS):
+        hand = ZERO
+        for k in range(HAND_SIZE):
+            hand |= bit(deal[seat * HAND_SIZE + k])
+        state[HANDS + seat] = np.int64(hand)
+    state[N_IN_TRICK] = 0
+    state[GONE] = 0
+    leader = left_of(state[DEALER], N_SEATS)
+    state[LEADER] = leader
+    state[TO_MOVE] = leader
+    state[PHASE] = PHASE_PLAY
+
+
+@njit(cache=True)
+def legal_actions(state, out):
+    """Write the legal actions (card indices, ascending) into ``out``; return count.
+
+    There is no obligation to follow suit: every card in hand is legal.
+    """
+    if state[PHASE] != PHASE_PLAY:
+        return 0
+    m = np.uint64(state[HANDS + state[TO_MOVE]])
+    n = 0
+    while m != ZERO:
+        low = m & (~m + ONE)
+        out[n] = popcount(low - ONE)
+        n += 1
+        m ^= low
+    return n
+
+
+@njit(cache=True)
+def apply_action(state, action):
+    """Play card ``action`` for the seat to move (in place). Assumes it is legal."""
+    seat = state[TO_MOVE]
+    card_bit = bit(action)
+    state[HANDS + seat] = np.int64(np.uint64(state[HANDS + seat]) & ~card_bit)
+    state[GONE] = np.int64(np.uint64(state[GONE]) | card_bit)
+    n = state[N_IN_TRICK]
+    state[TRICK + n] = action
+    n += 1
+    if n < N_SEATS:
+        state[N_IN_TRICK] = n
+        state[TO_MOVE] = left_of(seat, N_SEATS)
+        return
+    _finish_trick(state)
+
+
+@njit(cache=True)
+def _finish_trick(state):
+    c0, c1, c2 = state[TRICK], state[TRICK + 1], state[TRICK + 2]
+    winner = (state[LEADER] + trick_winner_position(c0, c1, c2)) % N_SEATS
+    coins = coins_in(c0, c1, c2)
+    state[DEAL_POINTS + winner] += coins
+    state[TOTALS + winner] += coins
+    state[N_IN_TRICK] = 0
+    end_trick(state, winner)
+    if state[TOTALS + winner] >= state[TARGET]:
+        outcome2 = np.zeros(N_SEATS, np.int64)
+        outcome2[winner] = 2
+        end_match(state, outcome2)
+    elif np.uint64(state[HANDS + winner]) == ZERO:
+        end_deal(state, right_of(winner, N_SEATS))
+    else:
+        state[TO_MOVE] = winner
+
+
+@njit(cache=True)
+def returns(state, objective, out):
+    """Per-seat rewards in [0, 1] into ``out`` (float64[n]).
+
+    ``OBJECTIVE_DEAL``: the share of the deal's 12 coins each seat took.
+    ``OBJECTIVE_MATCH``: the match outcome (call only on a finished match).
+    """
+    if objective == OBJECTIVE_DEAL:
+        for s in range(N_SEATS):
+            out[s] = state[DEAL_POINTS + s] / COINS_PER_DEAL
+    else:
+        match_outcome_reward(state, out)
+
+
+@njit(cache=True)
+def determinize(state, observer, rng):
+    """Redeal every card ``observer`` cannot see, uniformly (in place).
+
+    The observer sees its own hand and every played card; the other two
+    hands are pooled and dealt back with their sizes kept. No suit-following
+    rule exists, so play reveals nothing more about who holds what.
+    """
+    pool = ZERO
+    for s in range(N_SEATS):
+        if s != observer:
+            pool |= np.uint64(state[HANDS + s])
+    for s in range(N_SEATS):
+        if s == observer:
+            continue
+        need = popcount(np.uint64(state[HANDS + s]))
+        hand = ZERO
+        for _ in range(need):
+            card = kth_bit(pool, rand_below(rng, popcount(pool)))
+            hand |= bit(card)
+            pool &= ~bit(card)
+        state[HANDS + s] = np.int64(hand)
+
+
+# ------------------------------------------------------------ heuristic policy
+
+HEURISTIC_LEAD_SAMPLES = 24
+"""Pairs of unseen cards sampled to judge a lead (the two replies)."""
+RANK_COST = 0.04
+"""Coins of value charged per rank step of the card spent (keep high cards)."""
+COINS_GIVEN_WEIGHT = 0.5
+"""How much a coin taken by an opponent counts against the mover."""
+
+
+@njit(cache=True)
+def _card_value(state, seat, card, unseen, rng):
+    """Expected coin balance of playing ``card`` now, judged by ``seat``."""
+    n = state[N_IN_TRICK]
+    total = 0.0
+    count = 0
+    n_unseen = popcount(unseen)
+    if n == 2:
+        c0, c1 = state[TRICK], state[TRICK + 1]
+        pos = trick_winner_position(c0, c1, card)
+        coins = coins_in(c0, c1, card)
+        total = coins if pos == 2 else -COINS_GIVEN_WEIGHT * coins
+        count = 1
+    elif n == 1:
+        c0 = state[TRICK]
+        m = unseen
+        while m != ZERO:
+            low = m & (~m + ONE)
+            c2 = popcount(low - ONE)
+            m ^= low
+            coins = coins_in(c0, card, c2)
+            pos = trick_winner_position(c0, card, c2)
+            total += coins if pos == 1 else -COINS_GIVEN_WEIGHT * coins
+            count += 1
+    else:
+        for _ in range(HEURISTIC_LEAD_SAMPLES):
+            if n_unseen < 2:
+                break
+            c1 = kth_bit(unseen, rand_below(rng, n_unseen))
+            rest = unseen & ~bit(c1)
+            c2 = kth_bit(rest, rand_below(rng, n_unseen - 1))
+            coins = coins_in(card, c1, c2)
+            pos = trick_winner_position(card, c1, c2)
+            total += coins if pos == 0 else -COINS_GIVEN_WEIGHT * coins
+            count += 1
+    value = total / count if count > 0 else 0.0
+    return value - RANK_COST * rank_of(card)
+
+
+@njit(cache=True)
+def heuristic_action(state, rng):
+    """The heuristic player's card for the seat to move.
+
+    Reads only what that seat can see: its own hand, the cards played this
+    deal and the trick on the table. For each card it estimates the coin
+    balance of the trick (coins it takes minus half the coins it hands to an
+    opponent), assuming the unseen cards are spread uniformly: exactly when
+    playing last, over every possible third card when second, and over
+    sampled replies when leading. The suit cycle is exploited through the
+    trick rule itself. A small charge per rank keeps high cards for later, so
+    among equally good cards the cheapest is played: it wins coin tricks with
+    the cheapest winner and sheds useless low cards otherwise.
+    """
+    seat = state[TO_MOVE]
+    hand = np.uint64(state[HANDS + seat])
+    unseen = ALL_CARDS & ~hand & ~np.uint64(state[GONE])
+    best = np.int64(-1)
+    best_value = -1e18
+    m = hand
+    while m != ZERO:
+        low = m & (~m + ONE)
+        card = popcount(low - ONE)
+        m ^= low
+        value = _card_value(state, seat, card, unseen, rng)
+        if value > best_value:
+            best_value = value
+            best = card
+    return best
+

@@ -1,0 +1,117 @@
+"""Kernels every game shares: deal bookkeeping, match end, seat arithmetic.
+
+Game modules call these instead of writing the common header by hand, so
+the meaning of the shared fields (``engine.state``) stays the same in every
+game.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .bits import shuffle
+from .state import (
+    CHANCE,
+    DEAL_COMPLETE,
+    DEAL_NUMBER,
+    DEAL_POINTS,
+    DEALER,
+    LAST_TRICK_WINNER,
+    LEADER,
+    MAX_SEATS,
+    N_PLAYERS,
+    NOBODY,
+    OUTCOME,
+    PHASE,
+    PHASE_DEAL_PENDING,
+    PHASE_MATCH_OVER,
+    TERMINAL,
+    TO_MOVE,
+    TRICKS_DONE,
+)
+
+
+@njit(cache=True)
+def init_header(state, game_id, n_players, first_dealer):
+    """Start a match: zero ``state`` and wait for the first deal (in place)."""
+    state[:] = 0
+    state[0] = game_id  # GAME is the first field
+    state[N_PLAYERS] = n_players
+    state[PHASE] = PHASE_DEAL_PENDING
+    state[TO_MOVE] = CHANCE
+    state[DEALER] = first_dealer
+    state[LAST_TRICK_WINNER] = NOBODY
+
+
+@njit(cache=True)
+def begin_deal(state):
+    """Reset the per-deal header fields at the start of a deal (in place)."""
+    state[DEAL_NUMBER] += 1
+    state[DEAL_COMPLETE] = 0
+    state[TRICKS_DONE] = 0
+    state[LAST_TRICK_WINNER] = NOBODY
+    for s in range(MAX_SEATS):
+        state[DEAL_POINTS + s] = 0
+
+
+@njit(cache=True)
+def end_trick(state, winner):
+    """Count a completed trick won by ``winner`` (or NOBODY) (in place)."""
+    state[TRICKS_DONE] += 1
+    state[LAST_TRICK_WINNER] = winner
+    if winner >= 0:
+        state[LEADER] = winner
+
+
+@njit(cache=True)
+def end_deal(state, next_dealer):
+    """Mark the deal scored and wait for the next one, dealt by ``next_dealer``."""
+    state[DEAL_COMPLETE] = 1
+    state[DEALER] = next_dealer
+    state[PHASE] = PHASE_DEAL_PENDING
+    state[TO_MOVE] = CHANCE
+
+
+@njit(cache=True)
+def end_match(state, outcome2):
+    """End the match; ``outcome2[s]`` is 2 (win), 1 (draw) or 0 (loss)."""
+    state[DEAL_COMPLETE] = 1
+    n = state[N_PLAYERS]
+    for s in range(n):
+        state[OUTCOME + s] = outcome2[s]
+    state[PHASE] = PHASE_MATCH_OVER
+    state[TO_MOVE] = TERMINAL
+
+
+@njit(cache=True, inline="always")
+def left_of(seat, n):
+    """The next seat clockwise."""
+    return (seat + 1) % n
+
+
+@njit(cache=True, inline="always")
+def right_of(seat, n):
+    """The previous seat clockwise."""
+    return (seat + n - 1) % n
+
+
+@njit(cache=True)
+def shuffled_deck(deck_size, rng, out):
+    """Write a uniformly shuffled ``0 .. deck_size-1`` into ``out[:deck_size]``."""
+    for i in range(deck_size):
+        out[i] = i
+    shuffle(out, deck_size, rng)
+
+
+@njit(cache=True)
+def match_outcome_reward(state, out):
+    """Per-seat reward of a finished match: outcome 1 / 0.5 / 0 into ``out``."""
+    n = state[N_PLAYERS]
+    for s in range(n):
+        out[s] = state[OUTCOME + s] * 0.5
+
+
+@njit(cache=True)
+def team_of(seat):
+    """Team of a seat in the partnership games: seats 0, 2 -> 0; 1, 3 -> 1."""
+    return seat & 1

@@ -1,0 +1,363 @@
+"""The friendly Python API over the kernels: :class:`Game` and :class:`State`.
+
+People and tools use these (legal actions in notation, apply by notation,
+pretty printing, views, records); the hot path (search, playouts) calls the
+kernels of :mod:`slagwerk.engine.contract` directly on ``State.array``.
+
+>>> from slagwerk.engine import make_game
+>>> game = make_game("coins", target=10)
+>>> state = game.new_match(seed=7)        # first deal dealt from seed 7
+>>> state.to_move, len(state.legal_actions())
+(1, 16)
+>>> state.apply(state.legal_texts()[0])  # by notation (checked)
+0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from . import contract
+from .bits import make_rng
+from .cards import Deck
+from .errors import IllegalActionError, OptionError
+from .state import (
+    DEAL_COMPLETE,
+    DEAL_NUMBER,
+    DEAL_POINTS,
+    DEALER,
+    LAST_TRICK_WINNER,
+    LEADER,
+    OUTCOME,
+    PHASE,
+    PHASE_DEAL_PENDING,
+    PHASE_MATCH_OVER,
+    TO_MOVE,
+    TOTALS,
+    TRICKS_DONE,
+)
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """A game option: default and inclusive integer range."""
+
+    default: int
+    low: int
+    high: int
+    doc: str
+
+
+@dataclass
+class DealLog:
+    """One deal as it happened: dealer, deal vector, actions and trick results.
+
+    ``seen[i][s]`` is how seat ``s`` saw action ``i`` (Kozel hides face-down
+    discards), used to build views.
+    """
+
+    dealer: int
+    vector: np.ndarray
+    actions: list[int] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    seats: list[int] = field(default_factory=list)
+    seen: list[list[str]] = field(default_factory=list)
+    trick_winners: list = field(default_factory=list)
+    points: list | None = None
+
+
+class Game:
+    """A game with its options. Subclasses describe one game's notation and views.
+
+    A subclass sets ``name``, ``kernels`` (its kernel module), ``deck`` and
+    ``option_specs`` and implements the notation (:meth:`action_text`), the
+    deal vector's JSON form and the views.
+    """
+
+    name: ClassVar[str]
+    kernels: ClassVar[object]
+    deck: ClassVar[Deck]
+    option_specs: ClassVar[dict[str, OptionSpec]]
+    team_game: ClassVar[bool] = False
+
+    def __init__(self, **options):
+        unknown = sorted(set(options) - set(self.option_specs))
+        if unknown:
+            valid = ", ".join(sorted(self.option_specs)) or "none"
+            raise OptionError(
+                f"unknown option {unknown[0]!r} for {self.name} (valid options: {valid})"
+            )
+        values = {}
+        for key, spec in self.option_specs.items():
+            value = options.get(key, spec.default)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise OptionError(f"{self.name} option {key!r} must be an integer, not {value!r}")
+            if not spec.low <= int(value) <= spec.high:
+                raise OptionError(
+                    f"{self.name} option {key}={value!r} is out of range "
+                    f"({spec.low}..{spec.high}: {spec.doc})"
+                )
+            values[key] = int(value)
+        self.options = values
+        self._check_options()
+        self.options_array = np.array(
+            [values[k] for k in self.kernels.OPTION_NAMES], dtype=np.int64
+        )
+
+    def _check_options(self):
+        """Cross-option checks (e.g. ``first_dealer < players``)."""
+        if "first_dealer" in self.options and self.options["first_dealer"] >= self.n_players:
+            raise OptionError(
+                f"{self.name} option first_dealer={self.options['first_dealer']} "
+                f"is not a seat (0..{self.n_players - 1})"
+            )
+
+    def __repr__(self):
+        opts = ", ".join(f"{k}={v}" for k, v in self.options.items())
+        return f"{type(self).__name__}({opts})"
+
+    @property
+    def n_players(self) -> int:
+        return int(self.kernels.N_SEATS)
+
+    @property
+    def game_id(self) -> int:
+        return int(self.kernels.GAME_ID)
+
+    # ------------------------------------------------------------- states
+
+    def new_match(self, seed: int | None = None) -> State:
+        """A new match. With ``seed``, its first deal is dealt at random from it."""
+        array = np.zeros(self.kernels.STATE_SIZE, dtype=np.int64)
+        self.kernels.init_match(array, self.options_array)
+        state = State(self, array)
+        if seed is not None:
+            state.deal(rng=make_rng(seed))
+        return state
+
+    def state_from_array(self, array: np.ndarray) -> State:
+        """Wrap a kernel state array (no history) as a :class:`State`."""
+        return State(self, np.array(array, dtype=np.int64))
+
+    # ------------------------------------------------------------ notation
+
+    def action_text(self, state: State, action: int, seat: int | None = None) -> str:
+        """Notation of ``action`` in ``state`` (before it is applied).
+
+        ``seat`` is the viewpoint: ``None`` sees everything (records); a seat
+        sees only what it may (Koetsieren names a blind forehead play by slot).
+        """
+        raise NotImplementedError  # each game defines its notation
+
+    def seen_text(self, state: State, action: int, seat: int) -> str:
+        """How ``seat`` sees ``action`` once it has been played (default: all of it)."""
+        return self.action_text(state, action)
+
+    def parse_action(self, state: State, text: str) -> int:
+        """The legal action written ``text``; :class:`IllegalActionError` otherwise."""
+        if not isinstance(text, str):
+            raise IllegalActionError(f"an action is written as text, not {text!r}")
+        legal = state.legal_actions()
+        seat = state.to_move
+        for action in legal:
+            if text in (self.action_text(state, action), self.action_text(state, action, seat)):
+                return action
+        raise IllegalActionError(self.explain_illegal(state, text, legal))
+
+    def explain_illegal(self, state: State, text: str, legal: list[int]) -> str:
+        """Why ``text`` is not legal (a game may give a more specific reason)."""
+        seat = state.to_move
+        if state.is_terminal:
+            return f"{text!r}: the match is over"
+        if state.deal_pending:
+            return f"{text!r}: no deal is in progress"
+        options = ", ".join(self.action_text(state, a, seat) for a in legal)
+        return f"{text!r} is not legal for seat {seat} (legal: {options})"
+
+    # ---------------------------------------------------------------- deals
+
+    def deal_to_json(self, vector: np.ndarray) -> dict:
+        """The record form of a deal vector (hands, and stock or undealt cards)."""
+        raise NotImplementedError
+
+    def deal_from_json(self, deal: dict) -> np.ndarray:
+        """A deal vector from its record form; :class:`InvalidRecordError` if malformed."""
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- views
+
+    def view(self, state: State, seat: int) -> dict:
+        """The JSON view of ``seat``: everything it knows, nothing it cannot see."""
+        raise NotImplementedError
+
+    def state_from_view(self, view: dict, seed: int = 0) -> State:
+        """A state consistent with ``view``; cards the seat cannot see are dealt at
+        random from ``seed``. :class:`InvalidViewError` if the view is impossible."""
+        raise NotImplementedError
+
+    def render(self, state: State, seat: int | None = None) -> str:
+        """A short human-readable picture of ``state`` (from ``seat``'s viewpoint)."""
+        raise NotImplementedError
+
+    def team_of(self, seat: int) -> int | None:
+        """The seat's team in partnership games, else ``None``."""
+        return seat % 2 if self.team_game else None
+
+
+class State:
+    """A match in progress: the kernel state array plus its history.
+
+    ``apply`` checks legality; the kernels underneath do not.
+    """
+
+    def __init__(self, game: Game, array: np.ndarray, deals: list[DealLog] | None = None):
+        self.game = game
+        self.array = array
+        self.deals: list[DealLog] = deals if deals is not None else []
+        self._buffer = np.zeros(contract.MAX_ACTIONS, dtype=np.int64)
+
+    # -- header fields
+    @property
+    def to_move(self) -> int:
+        return int(self.array[TO_MOVE])
+
+    @property
+    def phase(self) -> int:
+        return int(self.array[PHASE])
+
+    @property
+    def dealer(self) -> int:
+        return int(self.array[DEALER])
+
+    @property
+    def leader(self) -> int:
+        return int(self.array[LEADER])
+
+    @property
+    def deal_number(self) -> int:
+        return int(self.array[DEAL_NUMBER])
+
+    @property
+    def tricks_done(self) -> int:
+        return int(self.array[TRICKS_DONE])
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.phase == PHASE_MATCH_OVER
+
+    @property
+    def deal_pending(self) -> bool:
+        return self.phase == PHASE_DEAL_PENDING
+
+    @property
+    def deal_complete(self) -> bool:
+        return bool(self.array[DEAL_COMPLETE])
+
+    @property
+    def totals(self) -> list[int]:
+        n = self.game.n_players
+        return [int(v) for v in self.array[TOTALS : TOTALS + n]]
+
+    @property
+    def deal_points(self) -> list[int]:
+        n = self.game.n_players
+        return [int(v) for v in self.array[DEAL_POINTS : DEAL_POINTS + n]]
+
+    @property
+    def outcome(self) -> list[float] | None:
+        """Per seat 1, 0.5 or 0 once the match is over, else ``None``."""
+        if not self.is_terminal:
+            return None
+        n = self.game.n_players
+        return [_half(int(v)) for v in self.array[OUTCOME : OUTCOME + n]]
+
+    # -- actions
+    def legal_actions(self) -> list[int]:
+        n = contract.legal_actions(self.array, self._buffer)
+        return [int(a) for a in self._buffer[:n]]
+
+    def legal_texts(self, seat: int | None = None) -> list[str]:
+        """Legal actions in notation, from ``seat``'s viewpoint (default: the mover's)."""
+        seat = self.to_move if seat is None else seat
+        return [self.game.action_text(self, a, seat) for a in self.legal_actions()]
+
+    def apply(self, action: int | str) -> int:
+        """Apply a legal action given as notation or integer; returns the integer.
+
+        :raises IllegalActionError: if the action is not legal here.
+        """
+        if isinstance(action, str):
+            action = self.game.parse_action(self, action)
+        else:
+            legal = self.legal_actions()
+            if int(action) not in legal:
+                raise IllegalActionError(self.game.explain_illegal(self, repr(action), legal))
+        self._apply_unchecked(int(action))
+        return int(action)
+
+    def _apply_unchecked(self, action: int):
+        if not self.deals:  # a state built from a view starts mid-deal
+            self.deals.append(DealLog(dealer=self.dealer, vector=np.zeros(0, dtype=np.int64)))
+        log = self.deals[-1]
+        seat = self.to_move
+        log.seats.append(seat)
+        log.actions.append(action)
+        log.texts.append(self.game.action_text(self, action))
+        log.seen.append([self.game.seen_text(self, action, s) for s in range(self.game.n_players)])
+        before = self.tricks_done
+        contract.apply_action(self.array, action)
+        if self.tricks_done > before:
+            winner = int(self.array[LAST_TRICK_WINNER])
+            log.trick_winners.append(winner if winner >= 0 else None)
+        if self.deal_complete:
+            log.points = self.deal_points
+
+    # -- deals
+    def deal(self, vector: np.ndarray | None = None, rng: np.ndarray | None = None) -> None:
+        """Deal the pending deal: the given deal vector, or a random one from ``rng``."""
+        if not self.deal_pending:
+            raise IllegalActionError(
+                "cannot deal: " + ("the match is over" if self.is_terminal else "a deal is in progress")
+            )
+        if vector is None:
+            if rng is None:
+                raise ValueError("deal() needs a deal vector or an rng")
+            vector = np.zeros(self.game.kernels.DEAL_SIZE, dtype=np.int64)
+            contract.random_deal(self.array, rng, vector)
+        vector = np.asarray(vector, dtype=np.int64)
+        self.deals.append(DealLog(dealer=self.dealer, vector=vector.copy()))
+        contract.apply_deal(self.array, vector)
+
+    def clone(self) -> State:
+        deals = [
+            DealLog(
+                d.dealer, d.vector, list(d.actions), list(d.texts), list(d.seats),
+                [list(x) for x in d.seen], list(d.trick_winners), d.points,
+            )
+            for d in self.deals
+        ]
+        return State(self.game, self.array.copy(), deals)
+
+    def view(self, seat: int) -> dict:
+        return self.game.view(self, seat)
+
+    def describe(self) -> dict:
+        """The state array as named fields (for debugging)."""
+        return self.game.kernels.LAYOUT.describe(self.array)
+
+    def __str__(self) -> str:
+        return self.game.render(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"<{self.game.name} state deal {self.deal_number} "
+            f"trick {self.tricks_done} to_move {self.to_move}>"
+        )
+
+
+def _half(value2: int):
+    """Turn a doubled outcome (2, 1, 0) into 1, 0.5, 0 (ints where whole)."""
+    return value2 // 2 if value2 % 2 == 0 else value2 / 2

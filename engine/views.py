@@ -1,0 +1,159 @@
+"""Shared parts of a seat's JSON view, and the checks that read them back.
+
+A view (DESIGN.md, **Contract**) carries everything one seat knows and
+nothing it cannot see. Every game's view has the :data:`COMMON_KEYS`; a game
+adds its own (a hand, a trick, ...). :func:`check_keys` rejects unknown and
+missing keys, and the ``want_*`` readers raise :class:`InvalidViewError`
+naming the key and the bad value, so a bot answers a broken request with a
+clear error instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cards import Deck
+from .errors import CardError, InvalidViewError
+from .state import (
+    DEAL_NUMBER,
+    DEAL_POINTS,
+    DEALER,
+    LEADER,
+    TO_MOVE,
+    TOTALS,
+    TRICKS_DONE,
+)
+
+COMMON_KEYS = (
+    "game",  # game name
+    "options",  # the game's options
+    "seat",  # whose view this is
+    "dealer",
+    "deal_number",  # 1 for the first deal of the match
+    "to_move",  # seat to move, or null when nobody is
+    "leader",  # leader of the current trick
+    "tricks_done",  # completed tricks in this deal
+    "totals",  # match totals per seat (RULES.md §5 meaning)
+    "deal_points",  # this deal's points so far per seat
+    "history",  # this deal's actions as this seat saw them: [{"seat", "action"}]
+    "legal_actions",  # present when this seat is to move
+)
+
+
+def common_view(state, seat: int) -> dict:
+    """The keys every game's view shares, for ``seat`` of ``state``."""
+    game = state.game
+    log = state.deals[-1] if state.deals else None
+    history = []
+    if log is not None:
+        history = [{"seat": s, "action": seen[seat]} for s, seen in zip(log.seats, log.seen)]
+    view = {
+        "game": game.name,
+        "options": dict(game.options),
+        "seat": seat,
+        "dealer": state.dealer,
+        "deal_number": state.deal_number,
+        "to_move": state.to_move if state.to_move >= 0 else None,
+        "leader": state.leader,
+        "tricks_done": state.tricks_done,
+        "totals": state.totals,
+        "deal_points": state.deal_points,
+        "history": history,
+    }
+    if state.to_move == seat:
+        view["legal_actions"] = state.legal_texts(seat)
+    return view
+
+
+def check_keys(view, allowed, required, game_name: str) -> None:
+    """Reject a view that is not an object, lacks a required key or has an unknown one."""
+    if not isinstance(view, dict):
+        raise InvalidViewError(f"a view is a JSON object, not {type(view).__name__}")
+    unknown = sorted(set(view) - set(allowed))
+    if unknown:
+        raise InvalidViewError(
+            f"unknown field {unknown[0]!r} in a {game_name} view (fields: {', '.join(allowed)})"
+        )
+    missing = [k for k in required if k not in view]
+    if missing:
+        raise InvalidViewError(f"a {game_name} view needs the field {missing[0]!r}")
+    if view.get("game", game_name) != game_name:
+        raise InvalidViewError(f"view is for game {view.get('game')!r}, not {game_name!r}")
+
+
+def want_int(view, key, low, high):
+    value = view[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidViewError(f"view field {key!r} must be an integer {low}..{high}, not {value!r}")
+    return value
+
+
+def want_int_list(view, key, length, low, high):
+    value = view[key]
+    if (
+        not isinstance(value, list)
+        or len(value) != length
+        or any(isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high for v in value)
+    ):
+        raise InvalidViewError(
+            f"view field {key!r} must be {length} integers {low}..{high}, not {value!r}"
+        )
+    return value
+
+
+def want_cards(view, key, deck: Deck) -> list[int]:
+    try:
+        return deck.parse_many(view[key], what=f"view field {key!r}")
+    except CardError as err:
+        raise InvalidViewError(str(err)) from None
+
+
+def disjoint(groups: dict[str, list[int]], deck: Deck) -> None:
+    """Reject a card that appears in two places of a view."""
+    seen: dict[int, str] = {}
+    for name, cards in groups.items():
+        for c in cards:
+            if c in seen:
+                raise InvalidViewError(
+                    f"card {deck.name(c)} appears twice in the view (in {seen[c]!r} and {name!r})"
+                )
+            seen[c] = name
+
+
+def write_common(array: np.ndarray, view: dict, n_players: int) -> None:
+    """Write the common header fields of a (validated) view into a state array."""
+    array[DEALER] = view["dealer"]
+    array[DEAL_NUMBER] = view["deal_number"]
+    array[LEADER] = view["leader"]
+    array[TRICKS_DONE] = view["tricks_done"]
+    to_move = view["to_move"]
+    array[TO_MOVE] = -1 if to_move is None else to_move
+    array[TOTALS : TOTALS + n_players] = view["totals"]
+    array[DEAL_POINTS : DEAL_POINTS + n_players] = view["deal_points"]
+
+
+def read_common(view: dict, n_players: int, game_name: str, max_tricks: int, max_total: int):
+    """Validate the common numeric fields of a view (not history or legal actions)."""
+    want_int(view, "seat", 0, n_players - 1)
+    want_int(view, "dealer", 0, n_players - 1)
+    want_int(view, "deal_number", 1, 10**6)
+    want_int(view, "leader", 0, n_players - 1)
+    want_int(view, "tricks_done", 0, max_tricks)
+    if view["to_move"] is not None:
+        want_int(view, "to_move", 0, n_players - 1)
+    want_int_list(view, "totals", n_players, 0, max_total)
+    want_int_list(view, "deal_points", n_players, 0, max_total)
+    if not isinstance(view.get("history", []), list):
+        raise InvalidViewError("view field 'history' must be a list")
+
+
+def read_options(view: dict, game_class) -> dict:
+    """The view's game options, checked by building the game."""
+    opts = view["options"]
+    if not isinstance(opts, dict):
+        raise InvalidViewError(f"view field 'options' must be an object, not {opts!r}")
+    try:
+        game_class(**opts)
+    except ValueError as err:
+        raise InvalidViewError(str(err)) from None
+    return opts
