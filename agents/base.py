@@ -98,7 +98,11 @@ class Agent:
 
     def decide(self, view: dict) -> Decision:
         """The action and search statistics for ``view`` (subclasses implement)."""
-        raise NotImplementedError
+        raise NotImplementedError(f"agent {self.name!r} does not decide from views")
+
+    def decide_true_state(self, state: State) -> Decision:
+        """Only for ``cheating`` agents (measurement): decide from the true state."""
+        raise TypeError(f"agent {self.name!r} is not a cheating agent; give it a view")
 
     # -- helpers for subclasses
     def decision_seed(self, view: dict) -> int:

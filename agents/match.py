@@ -31,7 +31,9 @@ def play_match(game: Game, agents: list[Agent], seed: int, deals=None, on_action
                 state.deal(rng=deal_rng)
             continue
         seat = state.to_move
-        text = agents[seat].act(state.view(seat))
+        agent = agents[seat]
+        # Only agents labelled as cheating (a measuring stick) see the true state.
+        text = agent.decide_true_state(state).action if agent.cheating else agent.act(state.view(seat))
         state.apply(text)
         if on_action is not None:
             on_action(state, seat, text)
