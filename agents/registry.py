@@ -13,11 +13,15 @@ from __future__ import annotations
 from ..engine.errors import SpecError
 from ..engine.game import Game
 from .base import Agent
+from .search_agents import CheatAgent, ISMCTSAgent, PIMCAgent
 from .simple import HeuristicAgent, RandomAgent
 
 AGENTS: dict[str, type[Agent]] = {
     "random": RandomAgent,
     "heuristic": HeuristicAgent,
+    "ismcts": ISMCTSAgent,
+    "pimc": PIMCAgent,
+    "cheat": CheatAgent,
 }
 """Every agent class by name."""
 

@@ -1,0 +1,225 @@
+"""Perfect-information Monte Carlo (determinized search) and the cheating search.
+
+PIMC draws ``worlds`` determinizations of the searching seat's information
+set and searches each one as a perfect-information game: with UCT (the tree
+kernel of :mod:`slagwerk.search.tree` on a fixed world) or, as an option,
+flat Monte Carlo (playouts spread evenly over the root actions). Each root
+action's visits and mean rewards are summed over the worlds; the final
+choice is the most visits or the best mean over worlds.
+
+:func:`uct` is the same core on one given world; on the *true* state it is
+the cheating search, which sees every card. It exists to measure what
+hidden information costs, never to play against people.
+
+>>> from slagwerk.engine import make_game
+>>> state = make_game("coins").new_match(seed=5)
+>>> result = pimc(state, worlds=4, iterations_per_world=50, seed=1)
+>>> result.action in state.legal_actions(), result.worlds, result.iterations
+(True, 4, 200)
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from ..engine import contract
+from ..engine.bits import make_rng
+from ..engine.state import MAX_SEATS, TO_MOVE
+from .ismcts import DEFAULT_C, DEFAULT_NODE_CAP
+from .tree import (
+    ACTION,
+    FINAL_CHOICES,
+    FIRST_CHILD,
+    NEXT_SIBLING,
+    NO_NODE,
+    OBJECTIVES,
+    PLAYOUT_POLICIES,
+    ROOT,
+    VISITS,
+    SearchError,
+    SearchResult,
+    Tree,
+    check_budget,
+    check_c,
+    check_position,
+    choose,
+    lookup,
+    reset_tree,
+    run_budget,
+    run_iterations,
+    simulate,
+    state_array,
+    tree_search,
+)
+
+DEFAULT_WORLDS = 20
+DEFAULT_ITERATIONS_PER_WORLD = 100
+
+
+@njit(cache=True)
+def _index_of(root_actions, n_root, action):
+    for i in range(n_root):
+        if root_actions[i] == action:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _flat_world(world, iterations, policy, objective, rng, root_actions, n_root, world_visits,
+                world_values):
+    """Flat Monte Carlo on one world: playouts after each root action in turn.
+
+    Writes per-action playout counts and reward sums (int64/float64[n_root]).
+    """
+    seat = world[TO_MOVE]
+    state = np.empty_like(world)
+    actions = np.empty(contract.MAX_ACTIONS, np.int64)
+    deal_buffer = np.empty(contract.MAX_DEAL_SIZE, np.int64)
+    rewards = np.zeros(MAX_SEATS, np.float64)
+    for i in range(n_root):
+        world_visits[i] = 0
+        world_values[i] = 0.0
+    for k in range(iterations):
+        i = k % n_root
+        state[:] = world
+        contract.apply_action(state, root_actions[i])
+        simulate(state, objective, policy, rng, actions, deal_buffer, rewards)
+        world_visits[i] += 1
+        world_values[i] += rewards[seat]
+
+
+@njit(cache=True)
+def pimc_worlds(root, seat, worlds, iterations_per_world, flat, c, policy, objective, rng,
+                nodes, values, meta, root_actions, n_root, visit_sums, mean_sums, worlds_tried):
+    """Search ``worlds`` determinizations of ``root`` for ``seat`` and add up the results.
+
+    Parameters
+    ----------
+    root : int64[STATE_SIZE]
+        The position (not modified); ``seat`` is to move.
+    worlds, iterations_per_world : int
+        Determinizations to draw, and the budget of each.
+    flat : int
+        1: flat Monte Carlo per world; 0: UCT with exploration ``c``.
+    policy, objective : int
+        Playout policy and objective codes (see :mod:`slagwerk.search.tree`).
+    rng : uint64[1]
+        Generator, advanced in place.
+    nodes, values, meta
+        A tree (reset for every world; unused when ``flat``).
+    root_actions : int64[n_root]
+        The seat's legal actions at the root.
+    visit_sums : int64[n_root]; mean_sums : float64[n_root]; worlds_tried : int64[n_root]
+        Accumulated in place: visits, per-world mean reward, and the number of
+        worlds in which each action was tried.
+    """
+    world = np.empty_like(root)
+    world_visits = np.zeros(n_root, np.int64)
+    world_values = np.zeros(n_root, np.float64)
+    for _ in range(worlds):
+        world[:] = root
+        contract.determinize(world, seat, rng)
+        if flat:
+            _flat_world(world, iterations_per_world, policy, objective, rng, root_actions, n_root,
+                        world_visits, world_values)
+        else:
+            reset_tree(nodes, values, meta)
+            run_iterations(world, seat, 0, iterations_per_world, c, policy, objective, rng,
+                           nodes, values, meta)
+            for i in range(n_root):
+                world_visits[i] = 0
+                world_values[i] = 0.0
+            child = nodes[ROOT, FIRST_CHILD]
+            while child != NO_NODE:
+                i = _index_of(root_actions, n_root, nodes[child, ACTION])
+                if i >= 0:
+                    world_visits[i] = nodes[child, VISITS]
+                    world_values[i] = values[child]
+                child = nodes[child, NEXT_SIBLING]
+        for i in range(n_root):
+            if world_visits[i] > 0:
+                visit_sums[i] += world_visits[i]
+                mean_sums[i] += world_values[i] / world_visits[i]
+                worlds_tried[i] += 1
+
+
+def pimc(state, seat: int | None = None, *, worlds: int | None = None,
+         iterations_per_world: int = DEFAULT_ITERATIONS_PER_WORLD, time_ms: float | None = None,
+         flat: bool = False, c: float = DEFAULT_C, final: str = "best_mean", playout: str = "random",
+         objective: str = "deal", node_cap: int = DEFAULT_NODE_CAP, seed: int = 0) -> SearchResult:
+    """Determinized search of ``state`` (a ``State`` or its int64 array) for ``seat``.
+
+    The budget is ``worlds`` determinizations (default 20) or ``time_ms``
+    (new worlds are drawn until the time is up; the granularity is one
+    world). Each world gets ``iterations_per_world`` iterations of UCT, or of
+    flat Monte Carlo when ``flat``. ``final="best_mean"`` picks the action
+    with the best reward averaged over worlds, ``"most_visits"`` the one
+    visited most over all worlds. The other parameters are those of
+    :func:`slagwerk.search.ismcts.ismcts`. ``SearchResult.values`` holds the
+    mean over worlds of each action's per-world mean reward.
+
+    :raises SearchError: for a bad parameter, or if nobody (or another seat) is to move.
+    """
+    root = np.ascontiguousarray(state_array(state))
+    seat = check_position(root, seat)
+    if worlds is None and time_ms is None:
+        worlds = DEFAULT_WORLDS
+    check_budget(worlds, time_ms)
+    check_budget(iterations_per_world, None)
+    final_code = lookup(FINAL_CHOICES, final, "final choice")
+    policy = lookup(PLAYOUT_POLICIES, playout, "playout policy")
+    objective_code = lookup(OBJECTIVES, objective, "objective")
+    c = check_c(c)
+    if isinstance(node_cap, bool) or not isinstance(node_cap, (int, np.integer)) or node_cap < 2:
+        raise SearchError(f"node_cap must be an integer >= 2, not {node_cap!r}")
+    tree = Tree(min(int(node_cap), int(iterations_per_world) + 1))
+    rng = make_rng(seed)
+    buffer = np.zeros(contract.MAX_ACTIONS, np.int64)
+    n_root = int(contract.legal_actions(root, buffer))
+    root_actions = np.sort(buffer[:n_root])
+    visit_sums = np.zeros(n_root, np.int64)
+    mean_sums = np.zeros(n_root, np.float64)
+    worlds_tried = np.zeros(n_root, np.int64)
+    flag = 1 if flat else 0
+
+    def step(k):
+        pimc_worlds(root, seat, k, int(iterations_per_world), flag, c, policy, objective_code, rng,
+                    tree.nodes, tree.values, tree.meta, root_actions, n_root, visit_sums, mean_sums,
+                    worlds_tried)
+
+    step(0)  # load (or compile) the kernel before the clock starts
+    start = time.perf_counter()
+    done = run_budget(step, worlds, time_ms)
+    seconds = time.perf_counter() - start
+    means = np.where(worlds_tried > 0, mean_sums / np.maximum(worlds_tried, 1), 0.0)
+    tried = worlds_tried > 0
+    return SearchResult(
+        action=choose(root_actions[tried], visit_sums[tried], means[tried], final_code),
+        actions=root_actions,
+        visits=visit_sums,
+        values=means,
+        iterations=done * int(iterations_per_world),
+        nodes=0 if flat else tree.size,
+        memory_bytes=0 if flat else tree.memory_bytes,
+        seconds=seconds,
+        worlds=done,
+    )
+
+
+def uct(state, seat: int | None = None, *, iterations: int | None = None, time_ms: float | None = None,
+        c: float = DEFAULT_C, final: str = "most_visits", playout: str = "random",
+        objective: str = "deal", node_cap: int = DEFAULT_NODE_CAP, seed: int = 0) -> SearchResult:
+    """Perfect-information UCT on ``state`` exactly as given: one world, no redeal.
+
+    On the true state this is the cheating search (it sees every card). The
+    parameters are those of :func:`slagwerk.search.ismcts.ismcts`.
+    """
+    if iterations is None and time_ms is None:
+        iterations = 1000
+    return tree_search(
+        state, seat, False, iterations=iterations, time_ms=time_ms, c=c, final=final,
+        playout=playout, objective=objective, node_cap=node_cap, seed=seed,
+    )

@@ -1,0 +1,492 @@
+"""The search tree shared by SO-ISMCTS, PIMC and the cheating search.
+
+One numba kernel, :func:`run_iterations`, does Monte Carlo tree search over
+any game through the dispatchers of :mod:`slagwerk.engine.contract`:
+
+- with ``determinize_each`` set it is single-observer ISMCTS (Cowling,
+  Powley and Whitehouse 2012): every iteration redeals the cards the
+  searching seat cannot see (``contract.determinize``), so a node stands
+  for an information set of the searching seat, reached by a sequence of
+  actions; children are keyed by the action's int64 value, and UCB1 counts
+  how often each child was *available* instead of the parent's visits;
+- without it, the same code is plain UCT on one fixed world (a PIMC world,
+  or the true state for the cheating search). In a fixed world every child
+  of a node is available on every visit, so the availability count is the
+  parent's visit count since the child was created: UCB1 as usual.
+
+Each iteration copies the root, descends while every legal action has a
+child (UCB1), expands one untried action chosen uniformly at random, plays
+out to the end of the deal (``OBJECTIVE_DEAL``) or match
+(``OBJECTIVE_MATCH``) with the playout policy of
+:mod:`slagwerk.engine.playout`, and backs the per-seat rewards of
+``contract.returns`` up the path: each node adds the reward of the seat that
+chose its action (partners share a reward, so a partner's move is judged by
+the team's result).
+
+Chance (a deal pending after the last trick) ends the tree: the node where
+a deal ends is a leaf, and with the match objective the playout deals the
+following deals at random and plays them out. A later deal's information
+sets differ with every redeal, so a tree below it would not share
+statistics between iterations.
+
+The tree lives in preallocated arrays (:class:`Tree`): an int64 table
+``nodes[cap, NODE_FIELDS]`` and a float64 ``values[cap]``. At the node cap
+(or at :data:`MAX_PATH` depth) search keeps iterating without expanding:
+the simulation then starts from the last node reached.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..engine import contract
+from ..engine.bits import make_rng, rand_below
+from ..engine.errors import SlagwerkError
+from ..engine.playout import POLICY_HEURISTIC, POLICY_RANDOM, playout
+from ..engine.state import MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH, TO_MOVE
+
+
+class SearchError(SlagwerkError):
+    """A search parameter is out of range or unknown, or the position has no move."""
+
+
+# Columns of the int64 node table.
+ACTION = 0  # the action (int64) that leads from the parent to this node
+PARENT = 1  # parent node, NO_NODE for the root
+FIRST_CHILD = 2  # most recently created child, NO_NODE if none
+NEXT_SIBLING = 3  # next (older) child of the same parent, NO_NODE at the end
+MOVER = 4  # seat that chose ACTION (NO_SEAT at the root)
+VISITS = 5  # iterations that passed through this node
+AVAILABLE = 6  # iterations in which ACTION was legal when the parent was visited
+NODE_FIELDS = 7
+
+NO_NODE = -1
+NO_SEAT = -1
+ROOT = 0
+
+# Entries of the int64 ``meta`` array kept with a tree.
+META_NODES = 0  # nodes in use
+META_ITERATIONS = 1  # iterations run since the last reset
+META_SIZE = 2
+
+MAX_PATH = 1024
+"""Deepest path a descent records; deeper, the search stops expanding (no deal
+of any game comes near it)."""
+
+BYTES_PER_NODE = NODE_FIELDS * 8 + 8
+
+FINAL_MOST_VISITS = 0
+FINAL_BEST_MEAN = 1
+FINAL_CHOICES = {"most_visits": FINAL_MOST_VISITS, "best_mean": FINAL_BEST_MEAN}
+PLAYOUT_POLICIES = {"random": POLICY_RANDOM, "heuristic": POLICY_HEURISTIC}
+OBJECTIVES = {"deal": OBJECTIVE_DEAL, "match": OBJECTIVE_MATCH}
+
+TIME_SLICE_SECONDS = 0.002
+"""A time budget runs the kernel in slices of about this long (see :func:`run_budget`)."""
+
+
+# ------------------------------------------------------------------ kernels
+
+
+@njit(cache=True)
+def reset_tree(nodes, values, meta):
+    """Empty the tree: only the root remains, unvisited (in place).
+
+    ``nodes`` int64[cap, NODE_FIELDS], ``values`` float64[cap], ``meta``
+    int64[META_SIZE].
+    """
+    nodes[ROOT, ACTION] = -1
+    nodes[ROOT, PARENT] = NO_NODE
+    nodes[ROOT, FIRST_CHILD] = NO_NODE
+    nodes[ROOT, NEXT_SIBLING] = NO_NODE
+    nodes[ROOT, MOVER] = NO_SEAT
+    nodes[ROOT, VISITS] = 0
+    nodes[ROOT, AVAILABLE] = 0
+    values[ROOT] = 0.0
+    meta[META_NODES] = 1
+    meta[META_ITERATIONS] = 0
+
+
+@njit(cache=True)
+def simulate(state, objective, policy, rng, actions, deal_buffer, rewards):
+    """Play ``state`` out (in place) and write per-seat rewards into ``rewards``.
+
+    ``actions`` int64[MAX_ACTIONS] and ``deal_buffer`` int64[MAX_DEAL_SIZE]
+    are work buffers; ``rewards`` is float64[MAX_SEATS].
+    """
+    playout(state, objective, policy, rng, actions, deal_buffer)
+    contract.returns(state, objective, rewards)
+
+
+@njit(cache=True)
+def _add_child(nodes, values, meta, parent, action, mover):
+    """Create a child of ``parent`` for ``action`` chosen by ``mover``; return it."""
+    child = meta[META_NODES]
+    meta[META_NODES] = child + 1
+    nodes[child, ACTION] = action
+    nodes[child, PARENT] = parent
+    nodes[child, FIRST_CHILD] = NO_NODE
+    nodes[child, NEXT_SIBLING] = nodes[parent, FIRST_CHILD]
+    nodes[child, MOVER] = mover
+    nodes[child, VISITS] = 0
+    nodes[child, AVAILABLE] = 1
+    values[child] = 0.0
+    nodes[parent, FIRST_CHILD] = child
+    return child
+
+
+@njit(cache=True)
+def _match_children(nodes, node, actions, n, child_of):
+    """Pair the children of ``node`` with the legal ``actions[:n]``.
+
+    Sets ``child_of[i]`` to the child for ``actions[i]`` (or NO_NODE), counts
+    one more availability for every child whose action is legal here, and
+    returns the number of legal actions without a child.
+    """
+    for i in range(n):
+        child_of[i] = NO_NODE
+    untried = n
+    child = nodes[node, FIRST_CHILD]
+    while child != NO_NODE:
+        action = nodes[child, ACTION]
+        for i in range(n):
+            if actions[i] == action:
+                child_of[i] = child
+                nodes[child, AVAILABLE] += 1
+                untried -= 1
+                break
+        child = nodes[child, NEXT_SIBLING]
+    return untried
+
+
+@njit(cache=True)
+def _ucb_child(nodes, values, child_of, n, c):
+    """The available child with the highest UCB1 score (availability counts)."""
+    best = NO_NODE
+    best_score = -np.inf
+    for i in range(n):
+        child = child_of[i]
+        visits = nodes[child, VISITS]
+        score = values[child] / visits + c * np.sqrt(np.log(nodes[child, AVAILABLE]) / visits)
+        if score > best_score:
+            best_score = score
+            best = child
+    return best
+
+
+@njit(cache=True)
+def run_iterations(root, seat, determinize_each, iterations, c, policy, objective, rng,
+                   nodes, values, meta):
+    """Run ``iterations`` more MCTS iterations from ``root`` into the tree (in place).
+
+    Parameters
+    ----------
+    root : int64[STATE_SIZE]
+        The position searched (not modified); ``seat`` is to move.
+    seat : int
+        The searching seat (the observer when determinizing).
+    determinize_each : int
+        1: redeal the cards hidden from ``seat`` every iteration (SO-ISMCTS);
+        0: search ``root`` as a fixed world (UCT).
+    iterations : int
+        Iterations to add; the tree keeps what earlier calls built.
+    c : float
+        UCB1 exploration constant (rewards lie in [0, 1]).
+    policy, objective : int
+        ``POLICY_RANDOM``/``POLICY_HEURISTIC``; ``OBJECTIVE_DEAL``/``OBJECTIVE_MATCH``.
+    rng : uint64[1]
+        Generator, advanced in place.
+    nodes, values, meta : int64[cap, NODE_FIELDS], float64[cap], int64[META_SIZE]
+        The tree (see :func:`reset_tree`), updated in place.
+
+    Returns
+    -------
+    int
+        Nodes in use afterwards.
+    """
+    cap = nodes.shape[0]
+    state = np.empty_like(root)
+    actions = np.empty(contract.MAX_ACTIONS, np.int64)
+    child_of = np.empty(contract.MAX_ACTIONS, np.int64)
+    deal_buffer = np.empty(contract.MAX_DEAL_SIZE, np.int64)
+    rewards = np.zeros(MAX_SEATS, np.float64)
+    path = np.empty(MAX_PATH, np.int64)
+    for _ in range(iterations):
+        state[:] = root
+        if determinize_each:
+            contract.determinize(state, seat, rng)
+        node = ROOT
+        path[0] = ROOT
+        depth = 0
+        while True:
+            n = contract.legal_actions(state, actions)
+            if n == 0:  # a deal ended (chance) or the match is over
+                break
+            untried = _match_children(nodes, node, actions, n, child_of)
+            if untried > 0:
+                if meta[META_NODES] < cap and depth + 1 < MAX_PATH:
+                    k = rand_below(rng, untried)
+                    for i in range(n):
+                        if child_of[i] == NO_NODE:
+                            if k == 0:
+                                node = _add_child(nodes, values, meta, node, actions[i], state[TO_MOVE])
+                                contract.apply_action(state, actions[i])
+                                depth += 1
+                                path[depth] = node
+                                break
+                            k -= 1
+                break
+            if depth + 1 >= MAX_PATH:
+                break
+            node = _ucb_child(nodes, values, child_of, n, c)
+            contract.apply_action(state, nodes[node, ACTION])
+            depth += 1
+            path[depth] = node
+        simulate(state, objective, policy, rng, actions, deal_buffer, rewards)
+        nodes[ROOT, VISITS] += 1
+        for d in range(1, depth + 1):
+            node = path[d]
+            nodes[node, VISITS] += 1
+            values[node] += rewards[nodes[node, MOVER]]
+    meta[META_ITERATIONS] += iterations
+    return meta[META_NODES]
+
+
+@njit(cache=True)
+def root_children(nodes, values, actions, visits, means, available):
+    """Write the root's children (action, visits, mean reward, availability) into
+    the int64/int64/float64/int64 arrays (room for MAX_ACTIONS); return the count.
+
+    Children come in ascending action order.
+    """
+    n = 0
+    child = nodes[ROOT, FIRST_CHILD]
+    while child != NO_NODE and n < actions.shape[0]:
+        # insertion sort by action: at most MAX_ACTIONS children
+        i = n
+        action = nodes[child, ACTION]
+        while i > 0 and actions[i - 1] > action:
+            actions[i] = actions[i - 1]
+            visits[i] = visits[i - 1]
+            means[i] = means[i - 1]
+            available[i] = available[i - 1]
+            i -= 1
+        actions[i] = action
+        visits[i] = nodes[child, VISITS]
+        means[i] = values[child] / nodes[child, VISITS] if nodes[child, VISITS] > 0 else 0.0
+        available[i] = nodes[child, AVAILABLE]
+        n += 1
+        child = nodes[child, NEXT_SIBLING]
+    return n
+
+
+# ------------------------------------------------------------------ Python side
+
+
+class Tree:
+    """Preallocated arrays of one search tree with room for ``cap`` nodes.
+
+    >>> tree = Tree(1000)
+    >>> tree.memory_bytes
+    64016
+    """
+
+    def __init__(self, cap: int):
+        if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < 2:
+            raise SearchError(f"a tree needs room for at least 2 nodes, not {cap!r}")
+        self.nodes = np.zeros((int(cap), NODE_FIELDS), dtype=np.int64)
+        self.values = np.zeros(int(cap), dtype=np.float64)
+        self.meta = np.zeros(META_SIZE, dtype=np.int64)
+        reset_tree(self.nodes, self.values, self.meta)
+
+    @property
+    def cap(self) -> int:
+        return self.nodes.shape[0]
+
+    @property
+    def size(self) -> int:
+        """Nodes in use."""
+        return int(self.meta[META_NODES])
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes held by the tree's arrays (fixed at allocation)."""
+        return self.nodes.nbytes + self.values.nbytes + self.meta.nbytes
+
+    def reset(self) -> None:
+        reset_tree(self.nodes, self.values, self.meta)
+
+    def root_statistics(self):
+        """(actions, visits, mean rewards, availability) of the root's children."""
+        size = contract.MAX_ACTIONS
+        actions = np.zeros(size, np.int64)
+        visits = np.zeros(size, np.int64)
+        means = np.zeros(size, np.float64)
+        available = np.zeros(size, np.int64)
+        n = root_children(self.nodes, self.values, actions, visits, means, available)
+        return actions[:n], visits[:n], means[:n], available[:n]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What a search found: the chosen action and the root statistics.
+
+    ``actions[i]`` was tried ``visits[i]`` times with mean reward
+    ``values[i]`` (for the searching seat, in [0, 1]); for PIMC the visits and
+    values are summed over worlds.
+    """
+
+    action: int
+    actions: np.ndarray
+    visits: np.ndarray
+    values: np.ndarray
+    iterations: int
+    nodes: int
+    memory_bytes: int
+    seconds: float
+    worlds: int = 0
+
+
+def choose(actions, visits, values, final: int) -> int:
+    """The final choice among root actions: most visits (ties: higher value) or
+    best value (ties: more visits); remaining ties go to the lowest action."""
+    if len(actions) == 0:
+        raise SearchError("the search found no action: nobody is to move in this position")
+    if final == FINAL_MOST_VISITS:
+        keys = list(zip(visits, values))
+    else:
+        keys = list(zip(values, visits))
+    best = max(range(len(actions)), key=lambda i: (keys[i], -i))
+    return int(actions[best])
+
+
+def lookup(table: dict, name: str, what: str) -> int:
+    """``table[name]`` or a :class:`SearchError` listing the valid names."""
+    try:
+        return table[name]
+    except (KeyError, TypeError):
+        raise SearchError(f"unknown {what} {name!r} (choose from {', '.join(table)})") from None
+
+
+def check_budget(iterations, time_ms) -> None:
+    """Exactly one budget, positive: ``iterations`` (int) or ``time_ms`` (number)."""
+    if (iterations is None) == (time_ms is None):
+        raise SearchError(
+            f"give exactly one budget, iterations or time_ms (got iterations={iterations!r}, "
+            f"time_ms={time_ms!r})"
+        )
+    if iterations is not None and (
+        isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1
+    ):
+        raise SearchError(f"iterations must be a positive integer, not {iterations!r}")
+    if time_ms is not None and (
+        isinstance(time_ms, bool) or not isinstance(time_ms, (int, float, np.number)) or not time_ms > 0
+    ):
+        raise SearchError(f"time_ms must be a positive number, not {time_ms!r}")
+
+
+def check_position(state: np.ndarray, seat) -> int:
+    """The searching seat, which must be to move in ``state`` (int64 array)."""
+    if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.ndim != 1:
+        raise SearchError(f"search needs a state as a 1-d int64 array, not {type(state).__name__}")
+    to_move = int(state[TO_MOVE])
+    if to_move < 0:
+        raise SearchError("nobody is to move in this position (a deal is pending or the match is over)")
+    if seat is None:
+        return to_move
+    if int(seat) != to_move:
+        raise SearchError(f"seat {seat!r} is not to move (seat {to_move} is)")
+    return to_move
+
+
+def run_budget(step, iterations: int | None, time_ms: float | None) -> int:
+    """Call ``step(k)`` (which runs ``k`` units of work) until the budget is spent.
+
+    With ``iterations`` it runs exactly that many units in one call. With
+    ``time_ms`` numba cannot read the clock cheaply, so the kernel runs in
+    slices: after a first unit, each slice is sized from the measured time per
+    unit to last about :data:`TIME_SLICE_SECONDS` (never past the deadline by
+    design), and the loop stops once the deadline has passed. A search thus
+    overruns its budget by at most about one slice or one unit, whichever is
+    longer, and always runs at least one unit. Returns the units run.
+    """
+    if time_ms is None:
+        step(int(iterations))
+        return int(iterations)
+    start = time.perf_counter()
+    deadline = start + float(time_ms) / 1000.0
+    done = 0
+    chunk = 1
+    while True:
+        t0 = time.perf_counter()
+        step(chunk)
+        done += chunk
+        t1 = time.perf_counter()
+        remaining = deadline - t1
+        if remaining <= 0:
+            return done
+        per_unit = max((t1 - t0) / chunk, 1e-9)
+        chunk = int(min(remaining, TIME_SLICE_SECONDS) / per_unit)
+        if chunk < 1:
+            # less than one unit of time remains: stop rather than overrun
+            return done
+
+
+def state_array(state) -> np.ndarray:
+    """The kernel array of ``state`` (an engine ``State`` or an int64 array)."""
+    array = getattr(state, "array", state)
+    if not isinstance(array, np.ndarray) or array.dtype != np.int64 or array.ndim != 1:
+        raise SearchError(f"search needs a State or a 1-d int64 state array, not {type(state).__name__}")
+    return array
+
+
+def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, final, playout,
+                objective, node_cap, seed) -> SearchResult:
+    """Run :func:`run_iterations` on ``state`` under a budget; the common driver of
+    SO-ISMCTS (``determinize_each``) and UCT on a fixed world (not)."""
+    root = state_array(state)
+    seat = check_position(root, seat)
+    check_budget(iterations, time_ms)
+    final_code = lookup(FINAL_CHOICES, final, "final choice")
+    policy = lookup(PLAYOUT_POLICIES, playout, "playout policy")
+    objective_code = lookup(OBJECTIVES, objective, "objective")
+    c = check_c(c)
+    if isinstance(node_cap, bool) or not isinstance(node_cap, (int, np.integer)) or node_cap < 2:
+        raise SearchError(f"node_cap must be an integer >= 2, not {node_cap!r}")
+    # An iteration adds at most one node, so a fixed budget never needs more.
+    cap = int(node_cap) if iterations is None else min(int(node_cap), int(iterations) + 1)
+    tree = Tree(cap)
+    rng = make_rng(seed)
+    flag = 1 if determinize_each else 0
+    root = np.ascontiguousarray(root)
+
+    def step(k):
+        run_iterations(root, seat, flag, k, c, policy, objective_code, rng,
+                       tree.nodes, tree.values, tree.meta)
+
+    step(0)  # load (or compile) the kernel before the clock starts
+    start = time.perf_counter()
+    done = run_budget(step, iterations, time_ms)
+    seconds = time.perf_counter() - start
+    actions, visits, values, _ = tree.root_statistics()
+    return SearchResult(
+        action=choose(actions, visits, values, final_code),
+        actions=actions,
+        visits=visits,
+        values=values,
+        iterations=done,
+        nodes=tree.size,
+        memory_bytes=tree.memory_bytes,
+        seconds=seconds,
+    )
+
+
+def check_c(c) -> float:
+    """The exploration constant as a float; :class:`SearchError` unless finite and >= 0."""
+    if isinstance(c, bool) or not isinstance(c, (int, float, np.number)) or not 0 <= float(c) < np.inf:
+        raise SearchError(f"the exploration constant c must be a number >= 0, not {c!r}")
+    return float(c)
