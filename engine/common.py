@@ -54,7 +54,7 @@ def begin_deal(state):
         state[DEAL_POINTS + s] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_trick(state, winner):
     """Count a completed trick won by ``winner`` (or NOBODY) (in place)."""
     state[TRICKS_DONE] += 1
@@ -111,7 +111,7 @@ def match_outcome_reward(state, out):
         out[s] = state[OUTCOME + s] * 0.5
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def team_of(seat):
     """Team of a seat in the partnership games: seats 0, 2 -> 0; 1, 3 -> 1."""
     return seat & 1

@@ -36,6 +36,12 @@ whose header is :mod:`slagwerk.engine.state`:
     The game's rule-based policy for the seat to move; it reads only what
     that seat can see, so search can use it as a playout policy.
 
+``random_action(state, rng) -> int64`` (optional)
+    A uniformly random legal action, faster than listing them (playouts
+    use it). A game without it gets, in its branch of the dispatcher, a
+    random pick from ``legal_actions`` (a generic fallback after all
+    branches measurably slows every game's playouts).
+
 Search and other generic code call the dispatchers below, which branch on
 ``state[GAME]``. A plain module-level dispatch (rather than passing kernels
 as arguments or closing over them) is what numba's on-disk cache serves: see
@@ -83,7 +89,7 @@ MAX_DEAL_SIZE = max(m.DEAL_SIZE for m in GAME_MODULES.values())
 MAX_STATE_SIZE = max(m.STATE_SIZE for m in GAME_MODULES.values())
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_deal(state, rng, out):
     """Dispatch ``random_deal`` on ``state[GAME]``."""
     g = state[GAME]
@@ -91,7 +97,7 @@ def random_deal(state, rng, out):
         coins.random_deal(state, rng, out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_deal(state, deal):
     """Dispatch ``apply_deal`` on ``state[GAME]``."""
     g = state[GAME]
@@ -99,7 +105,7 @@ def apply_deal(state, deal):
         coins.apply_deal(state, deal)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_actions(state, out):
     """Dispatch ``legal_actions`` on ``state[GAME]``."""
     g = state[GAME]
@@ -108,7 +114,7 @@ def legal_actions(state, out):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_action(state, action):
     """Dispatch ``apply_action`` on ``state[GAME]``."""
     g = state[GAME]
@@ -138,6 +144,16 @@ def heuristic_action(state, rng):
     g = state[GAME]
     if g == COINS:
         return coins.heuristic_action(state, rng)
+    return -1
+
+
+@njit(cache=True, inline="always")
+def random_action(state, rng, actions):
+    """A uniformly random legal action; ``actions`` is an int64[MAX_ACTIONS] buffer
+    for games that pick from their legal actions."""
+    g = state[GAME]
+    if g == COINS:
+        return coins.random_action(state, rng)
     return -1
 
 

@@ -11,14 +11,13 @@ import numpy as np
 from numba import njit
 
 from . import contract
-from .bits import rand_below
 from .state import OBJECTIVE_DEAL, PHASE, PHASE_DEAL_PENDING, PHASE_MATCH_OVER
 
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def policy_action(state, policy, rng, actions):
     """One action for the seat to move under ``policy`` (POLICY_RANDOM/HEURISTIC).
 
@@ -26,8 +25,7 @@ def policy_action(state, policy, rng, actions):
     """
     if policy == POLICY_HEURISTIC:
         return contract.heuristic_action(state, rng)
-    n = contract.legal_actions(state, actions)
-    return actions[rand_below(rng, n)]
+    return contract.random_action(state, rng, actions)
 
 
 @njit(cache=True)
@@ -40,17 +38,28 @@ def playout(state, objective, policy, rng, actions, deal_buffer):
     """
     steps = 0
     while True:
-        phase = state[PHASE]
-        if phase == PHASE_MATCH_OVER:
+        steps += play_deal(state, policy, rng, actions)
+        if state[PHASE] == PHASE_MATCH_OVER or objective == OBJECTIVE_DEAL:
             return steps
-        if phase == PHASE_DEAL_PENDING:
-            if objective == OBJECTIVE_DEAL:
-                return steps
-            contract.random_deal(state, rng, deal_buffer)
-            contract.apply_deal(state, deal_buffer)
-            continue
-        contract.apply_action(state, policy_action(state, policy, rng, actions))
-        steps += 1
+        contract.random_deal(state, rng, deal_buffer)
+        contract.apply_deal(state, deal_buffer)
+
+
+@njit(cache=True)
+def play_deal(state, policy, rng, actions):
+    """Play the current deal to its end under ``policy`` (in place); return the
+    number of actions. The random policy has its own tight loop: it is what
+    playouts spend their time in."""
+    steps = 0
+    if policy == POLICY_RANDOM:
+        while state[PHASE] != PHASE_DEAL_PENDING and state[PHASE] != PHASE_MATCH_OVER:
+            contract.apply_action(state, contract.random_action(state, rng, actions))
+            steps += 1
+    else:
+        while state[PHASE] != PHASE_DEAL_PENDING and state[PHASE] != PHASE_MATCH_OVER:
+            contract.apply_action(state, contract.heuristic_action(state, rng))
+            steps += 1
+    return steps
 
 
 @njit(cache=True)
@@ -68,5 +77,5 @@ def random_deal_playouts(start, count, rng):
         state[:] = start
         contract.random_deal(state, rng, deal)
         contract.apply_deal(state, deal)
-        total += playout(state, OBJECTIVE_DEAL, POLICY_RANDOM, rng, actions, deal)
+        total += play_deal(state, POLICY_RANDOM, rng, actions)
     return total

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..bits import ONE, ZERO, bit, kth_bit, popcount, rand_below
+from ..bits import ONE, ZERO, bit, kth_bit, popcount, rand_below, random_card
 from ..common import (
     begin_deal,
     end_deal,
@@ -81,7 +81,7 @@ def rank_of(card):
     return card % N_RANKS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def trick_winner_position(c0, c1, c2):
     """Position (0, 1, 2 in play order) of the card that wins the trick.
 
@@ -107,7 +107,7 @@ def trick_winner_position(c0, c1, c2):
     return 1 if s1 == winning_suit else 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def coins_in(c0, c1, c2):
     """Number of coins-suit cards among three cards."""
     return (
@@ -131,11 +131,16 @@ def init_match(state, options):
 
 @njit(cache=True)
 def random_deal(state, rng, out):
-    """Write a uniformly random deal vector for the pending deal into ``out``."""
+    """Write a uniformly random deal vector for the pending deal into ``out``.
+
+    A partial Fisher-Yates shuffle: the first two hands are drawn card by
+    card; the 16 cards left are the third hand (order within a hand is
+    irrelevant).
+    """
     for i in range(DECK_SIZE):
         out[i] = i
-    for i in range(DECK_SIZE - 1, 0, -1):
-        j = rand_below(rng, i + 1)
+    for i in range(DECK_SIZE - HAND_SIZE):
+        j = i + rand_below(rng, DECK_SIZE - i)
         tmp = out[i]
         out[i] = out[j]
         out[j] = tmp
@@ -179,7 +184,13 @@ def legal_actions(state, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def random_action(state, rng):
+    """A uniformly random legal action (a random card of the mover's hand)."""
+    return random_card(np.uint64(state[HANDS + state[TO_MOVE]]), rng)
+
+
+@njit(cache=True, inline="always")
 def apply_action(state, action):
     """Play card ``action`` for the seat to move (in place). Assumes it is legal."""
     seat = state[TO_MOVE]
@@ -196,7 +207,7 @@ def apply_action(state, action):
     _finish_trick(state)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish_trick(state):
     c0, c1, c2 = state[TRICK], state[TRICK + 1], state[TRICK + 2]
     winner = (state[LEADER] + trick_winner_position(c0, c1, c2)) % N_SEATS

@@ -1,0 +1,225 @@
+"""``slagwerk bench``: speed measured, never asserted.
+
+Every figure is reported next to a reference measured in the same run, as
+a ratio: numba playouts against plain Python (``engine/<game>/pure.py``),
+Coins against the C reference (``shared/anchors/coins_ref.c``, compiled
+with ``gcc -O3 -march=native`` when gcc and the file are available), and
+search iterations against playouts (``search.bench``). Start-up is timed in
+fresh processes: cold (empty numba cache, compiling) and warm (cached).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ..engine import GAME_NAMES, make_game
+from ..engine.bits import make_rng
+from ..engine.playout import random_deal_playouts
+
+ANCHOR_ENV = "SLAGWERK_ANCHORS"
+
+BENCH_OPTIONS = {"coins": {"target": 1000}}
+"""Options that make every benchmarked deal a full deal, as in the references
+(at Coins' default target a random deal often ends the match early)."""
+
+
+def _timed_rate(step, seconds: float) -> float:
+    """Calls of ``step(n)`` (which does n units) per second over ~``seconds``."""
+    n = 1
+    while True:  # grow the batch until one batch takes ~1/10 of the budget
+        start = time.perf_counter()
+        step(n)
+        elapsed = time.perf_counter() - start
+        if elapsed > seconds / 10 or n > 1 << 30:
+            break
+        n *= 4
+    done, spent = 0, 0.0
+    while spent < seconds:
+        start = time.perf_counter()
+        step(n)
+        spent += time.perf_counter() - start
+        done += n
+    return done / spent
+
+
+def numba_playout_rate(game_name: str, seconds: float) -> float:
+    """Random full-deal playouts per second in the numba kernels."""
+    start = make_game(game_name, **BENCH_OPTIONS.get(game_name, {})).new_match().array
+    rng = make_rng(12345)
+    random_deal_playouts(start, 2, rng)  # compile or load from cache outside the clock
+    return _timed_rate(lambda n: random_deal_playouts(start, n, rng), seconds)
+
+
+def pure_playout_rate(game_name: str, seconds: float) -> float | None:
+    """Random full-deal playouts per second in the plain Python reference, if any."""
+    try:
+        pure = importlib.import_module(f"slagwerk.engine.{game_name}.pure")
+    except ModuleNotFoundError:
+        return None
+    rng = random.Random(12345)
+
+    def step(n):
+        for _ in range(n):
+            pure.random_playout(rng)
+
+    return _timed_rate(step, seconds)
+
+
+def find_anchor() -> Path | None:
+    """The C reference source: $SLAGWERK_ANCHORS, or ../shared/anchors beside the checkout."""
+    candidates = []
+    if os.environ.get(ANCHOR_ENV):
+        candidates.append(Path(os.environ[ANCHOR_ENV]) / "coins_ref.c")
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        candidates.append(parent / "shared" / "anchors" / "coins_ref.c")
+    return next((p for p in candidates if p.is_file()), None)
+
+
+_C_BUILD: dict[str, object] = {}
+
+
+def _c_binary() -> tuple[Path | None, str]:
+    """Compile the C reference once per process (kept in a temporary folder)."""
+    if "binary" in _C_BUILD:
+        return _C_BUILD["binary"], _C_BUILD["note"]
+    source = find_anchor()
+    gcc = shutil.which("gcc")
+    binary, note = None, ""
+    if source is None:
+        note = f"coins_ref.c not found (set {ANCHOR_ENV})"
+    elif gcc is None:
+        note = "gcc not found"
+    else:
+        tmp = tempfile.mkdtemp(prefix="slagwerk-bench-")
+        target = Path(tmp) / "coins_ref"
+        build = subprocess.run(
+            [gcc, "-std=c99", "-O3", "-march=native", "-o", str(target), str(source)],
+            capture_output=True, text=True,
+        )
+        if build.returncode == 0:
+            binary, note = target, f"gcc -O3 -march=native {source.name}"
+        else:
+            note = f"gcc failed: {build.stderr.strip()[:200]}"
+    _C_BUILD.update(binary=binary, note=note)
+    return binary, note
+
+
+def c_reference_rate(seconds: float) -> tuple[float | None, str]:
+    """Coins random playouts per second of the C reference, or None and why not."""
+    binary, note = _c_binary()
+    if binary is None:
+        return None, note
+    count = 200_000  # calibrate the playout count to the time budget
+    rate = _run_c(binary, count)
+    count = max(count, int(rate * seconds))
+    return max(rate, _run_c(binary, count)), note
+
+
+def _run_c(binary: Path, count: int) -> float:
+    out = subprocess.run([str(binary), str(count), "1", "1"], capture_output=True, text=True,
+                         check=True).stdout
+    return float(re.search(r"playouts/s=([0-9.]+)", out).group(1))
+
+
+def playout_rows(games, seconds: float, with_c: bool = True, rounds: int = 3) -> list[dict]:
+    """Playout rows per game. Implementations are measured in ``rounds``
+    interleaved rounds and the best rate of each is kept, so that load from
+    other processes hits all of them alike instead of one by chance."""
+    rows = []
+    share = seconds / rounds
+    for game in games:
+        best: dict[str, float] = {}
+        c_note = None
+        for _ in range(rounds):
+            best["numba"] = max(best.get("numba", 0.0), numba_playout_rate(game, share))
+            pure = pure_playout_rate(game, share)
+            if pure is not None:
+                best["python"] = max(best.get("python", 0.0), pure)
+            if game == "coins" and with_c:
+                c_rate, c_note = c_reference_rate(share)
+                if c_rate is not None:
+                    best["c"] = max(best.get("c", 0.0), c_rate)
+        numba_rate = best["numba"]
+        rows.append({"game": game, "benchmark": "random_playout", "implementation": "numba",
+                     "per_second": round(numba_rate, 1)})
+        if "python" in best:
+            rows.append({"game": game, "benchmark": "random_playout", "implementation": "python",
+                         "per_second": round(best["python"], 1),
+                         "numba_speedup": round(numba_rate / best["python"], 1)})
+        if "c" in best:
+            rows.append({"game": game, "benchmark": "random_playout", "implementation": "c",
+                         "per_second": round(best["c"], 1),
+                         "numba_over_c": round(numba_rate / best["c"], 3), "note": c_note})
+        elif game == "coins" and with_c:
+            print(f"note: C reference skipped: {c_note}", file=sys.stderr)
+    return rows
+
+
+STARTUP_SNIPPET = """
+import time, sys
+t0 = time.perf_counter()
+from slagwerk.engine import make_game
+from slagwerk.engine.bits import make_rng
+from slagwerk.engine.playout import random_deal_playouts
+for name in sys.argv[1:]:
+    random_deal_playouts(make_game(name).new_match().array, 1, make_rng(1))
+print(time.perf_counter() - t0)
+"""
+
+
+def startup_rows(games) -> list[dict]:
+    """Seconds from interpreter start to the first playout of every game: cold
+    (empty numba cache: everything compiles) and warm (the cache of the cold run)."""
+    rows = []
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for kind in ("cold", "warm"):
+            start = time.perf_counter()
+            out = subprocess.run([sys.executable, "-c", STARTUP_SNIPPET, *games], env=env,
+                                 capture_output=True, text=True, check=True).stdout
+            wall = time.perf_counter() - start
+            rows.append({"game": ",".join(games), "benchmark": "startup_first_playout",
+                         "implementation": kind, "seconds": round(wall, 2),
+                         "seconds_in_process": round(float(out.strip()), 2)})
+    return rows
+
+
+def search_rows(games, seconds: float) -> list[dict]:
+    """ISMCTS iteration rows from the search package."""
+    from ..search.bench import ismcts_rows
+
+    return ismcts_rows(list(games), seconds)
+
+
+def run_bench(games=None, seconds: float = 2.0, startup: bool = False, search: bool = True,
+              with_c: bool = True) -> list[dict]:
+    games = list(games or GAME_NAMES)
+    rows = playout_rows(games, seconds, with_c=with_c)
+    if search and importlib.util.find_spec("slagwerk.search.bench") is not None:
+        rows += search_rows(games, seconds)
+    if startup:
+        rows += startup_rows(games)
+    return rows
+
+
+def format_table(rows) -> str:
+    lines = [f"{'game':<12}{'benchmark':<24}{'implementation':<16}{'value':>14}  ratio"]
+    for row in rows:
+        value = row.get("per_second")
+        shown = f"{value:>12,.0f}/s" if value is not None else f"{row['seconds']:>13.2f}s"
+        ratios = ", ".join(f"{k}={v}" for k, v in row.items()
+                           if k not in ("game", "benchmark", "implementation", "per_second",
+                                        "seconds", "note"))
+        lines.append(f"{row['game']:<12}{row['benchmark']:<24}{row['implementation']:<16}"
+                     f"{shown}  {ratios}")
+    return "\n".join(lines)

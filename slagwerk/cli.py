@@ -1,0 +1,57 @@
+"""The ``slagwerk`` command line: one subcommand per module in ``slagwerk.commands``.
+
+Errors in the user's input (``SlagwerkError``) are printed as one line
+``error: ...`` with exit status 2, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+
+COMMAND_MODULES = (
+    "play",
+    "replay",
+    "bench",
+)
+"""Subcommand modules of ``slagwerk.commands``, in the order ``--help`` lists them."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="slagwerk",
+        description="AI opponents for Koetsieren, Kozel, Aluette and Coins: "
+        "play, replay, benchmark, rank and tune bots.",
+    )
+    parser.add_argument("--version", action="version", version=f"slagwerk {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(f".commands.{name}", __package__).add_parser(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .engine.errors import SlagwerkError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.run(args) or 0)
+    except SlagwerkError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `slagwerk replay --json ... | head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

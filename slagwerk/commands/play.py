@@ -1,0 +1,96 @@
+"""``slagwerk play``: a match between named agents, printed trick by trick."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..agents import make
+from ..agents.match import play_match
+from ..engine import GAMES
+from ..engine.bits import derive_seed
+from ..engine.errors import SpecError
+from ..engine.records import record_of
+from .options import add_game_options, game_from_args
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "play", help="play a match between agents and print it",
+        description="Play one match between agents (one spec per seat: NAME or "
+        "NAME:key=value,...), print it action by action, optionally save the record.",
+    )
+    parser.add_argument("game", choices=sorted(GAMES), help="the game")
+    parser.add_argument("--agents", nargs="+", metavar="SPEC",
+                        help="one agent spec per seat (default: heuristic everywhere)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument("--record", metavar="FILE", help="save the match record (JSON) here")
+    parser.add_argument("--quiet", action="store_true", help="print only the result")
+    add_game_options(parser)
+    parser.set_defaults(run=run)
+
+
+def build_agents(game, specs, seed):
+    """Agents for every seat from specs; a spec list of length 1 fills every seat."""
+    specs = specs or ["heuristic"]
+    if len(specs) == 1:
+        specs = specs * game.n_players
+    if len(specs) != game.n_players:
+        raise SpecError(f"{game.name} with these options has {game.n_players} seats, "
+                        f"but {len(specs)} agent specs were given")
+    return [make(spec, game, seed=derive_seed(seed, 0xA6E, seat)) for seat, spec in enumerate(specs)]
+
+
+def run(args) -> int:
+    game = game_from_args(args.game, args)
+    agents = build_agents(game, args.agents, args.seed)
+    out = sys.stdout
+    names = [getattr(a, "label", a.name) for a in agents]
+    if not args.quiet:
+        print(f"{game.name} {game.options}; seats: " + ", ".join(
+            f"{s}={n}" for s, n in enumerate(names)), file=out)
+
+    def show(state, seat, text):
+        if args.quiet:
+            return
+        log = state.deals[-1]
+        if len(log.actions) == 1:
+            print(f"\ndeal {state.deal_number}, dealer {log.dealer}", file=out)
+            print(game.render(_start_of_deal(state)), file=out)
+        line = f"  seat {seat}: {text}"
+        if state.tricks_done and len(log.trick_winners) == state.tricks_done and \
+                _trick_just_ended(log):
+            winner = log.trick_winners[-1]
+            line += "   -> trick to " + ("nobody (spoiled)" if winner is None else f"seat {winner}")
+        print(line, file=out)
+        if log.points is not None:
+            print(f"  deal points {log.points}; totals {state.totals}", file=out)
+
+    state = play_match(game, agents, seed=args.seed, on_action=show)
+    print(f"\nfinal totals {state.totals}; outcome {state.outcome}", file=out)
+    if args.record:
+        with open(args.record, "w", encoding="utf-8") as fh:
+            json.dump(record_of(state, players=names), fh, indent=1)
+        print(f"record saved to {args.record}", file=out)
+    return 0
+
+
+def _trick_just_ended(log) -> bool:
+    # a trick ended on the last action when the number of winners grew with it
+    count = getattr(log, "_shown_tricks", 0)
+    ended = len(log.trick_winners) > count
+    log._shown_tricks = len(log.trick_winners)
+    return ended
+
+
+def _start_of_deal(state):
+    """The state as it was when the current deal was dealt (for printing hands)."""
+    game = state.game
+    replay = game.new_match()
+    for log in state.deals:
+        replay.deal(log.vector)
+        if log is state.deals[-1]:
+            break
+        for action in log.actions:
+            replay.apply(action)
+    return replay

@@ -1,0 +1,53 @@
+"""``slagwerk replay``: replay records, as a readable summary or RULES.md §5 JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..engine.errors import SlagwerkError
+from ..engine.records import load_record, read_record_file, replay_result
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "replay", help="replay match records and print their results",
+        description="Replay records (RULES.md §5). With --json, print one JSON document per "
+        "record, in order; a record that fails prints {\"error\": ...} and the exit status is 1.",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="record files (JSON)")
+    parser.add_argument("--json", action="store_true", help="print the §5 JSON, one line per record")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    failed = 0
+    for path in args.files:
+        try:
+            state = load_record(read_record_file(path))
+            result = replay_result(state)
+        except SlagwerkError as err:
+            failed += 1
+            if args.json:
+                print(json.dumps({"error": f"{path}: {err}"}))
+            else:
+                print(f"error: {path}: {err}", file=sys.stderr)
+            continue
+        if args.json:
+            print(json.dumps(result))
+        else:
+            print(_summary(path, state, result))
+    return 1 if failed else 0
+
+
+def _summary(path, state, result) -> str:
+    game = state.game
+    lines = [f"{path}: {game.name} {game.options}"]
+    for number, deal in enumerate(result["deals"], start=1):
+        winners = " ".join("-" if w is None else str(w) for w in deal["trick_winners"])
+        points = deal["points"] if deal["points"] is not None else "(unfinished)"
+        lines.append(f"  deal {number}: tricks won by {winners}; points {points}")
+    lines.append(f"  totals {result['totals']}")
+    outcome = result["outcome"]
+    lines.append(f"  outcome {outcome}" if outcome is not None else "  match unfinished")
+    return "\n".join(lines)
