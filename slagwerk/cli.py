@@ -16,6 +16,9 @@ COMMAND_MODULES = (
     "play",
     "replay",
     "bench",
+    "bot",
+    "serve",
+    "view",
 )
 """Subcommand modules of ``slagwerk.commands``, in the order ``--help`` lists them."""
 

@@ -1,0 +1,411 @@
+"""The bot protocol (DESIGN.md, **Contract**): requests and answers as JSON objects.
+
+Both transports use this module: ``slagwerk bot`` reads one request per line
+on standard input (:mod:`slagwerk.agents.stdio`) and ``slagwerk serve`` takes
+the same requests as HTTP bodies (:mod:`slagwerk.agents.http`). Here a
+request is handled as a pure function from the parsed object to the answer
+object, so both transports answer every request identically.
+
+Requests have a ``type``:
+
+- ``hello``: the protocol version, the games with their options, the agents
+  with their parameters, and the server's limits;
+- ``act``: ``game``, ``agent`` (a spec such as ``ismcts:iterations=2000``),
+  ``view`` (the seat's JSON view), optional ``seed``, ``stats`` and the
+  budgets ``iterations`` / ``time_ms``; the answer carries ``action``;
+- ``quit``: the stdio bot answers and stops.
+
+Every answer carries the request's ``id``; a failure is ``{"id": ..., "error":
+"..."}`` with ``"id": null`` when the request had no readable id. The bot
+keeps no state between requests: the view carries everything the seat knows.
+
+>>> from slagwerk.engine import make_game
+>>> state = make_game("coins").new_match(seed=1)
+>>> request = {"id": 7, "type": "act", "game": "coins", "agent": "heuristic",
+...            "view": state.view(state.to_move)}
+>>> answer = handle(request)
+>>> answer["id"], answer["action"] in state.legal_texts()
+(7, True)
+>>> handle({"id": 8, "type": "act", "game": "chess", "agent": "random", "view": {}})["error"]  # doctest: +ELLIPSIS
+"unknown game 'chess' (games: coins, ...)"
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import traceback
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import __version__
+from ..engine import GAMES, make_game
+from ..engine.errors import IllegalActionError, InvalidViewError, SlagwerkError, SpecError
+from .registry import AGENTS, agent_class, make, parse_spec
+
+PROTOCOL = "slagwerk-bot"
+PROTOCOL_VERSION = 1
+"""Raised only for incompatible changes; new optional fields keep the version."""
+
+REQUEST_FIELDS = {
+    "hello": ("id", "type"),
+    "quit": ("id", "type"),
+    "act": ("id", "type", "game", "agent", "view", "seed", "stats", "iterations", "time_ms"),
+}
+"""The fields each request type may have; any other field is an error."""
+
+BUDGET_FIELDS = ("iterations", "time_ms")
+"""Per-request budgets; each sets the agent parameter of the same name."""
+
+MAX_ID_CHARS = 200
+MAX_SEED = 2**63 - 1
+
+
+class ProtocolError(SlagwerkError):
+    """A request is malformed: not JSON, not an object, a missing, unknown or bad field."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a server accepts: the longest request and the largest time budget.
+
+    ``max_request_bytes`` bounds a request line (stdio) or body (HTTP);
+    ``max_time_ms`` bounds an ``act`` request's ``time_ms`` budget (from the
+    request or the agent spec) so that no request asks for more time than the
+    server allows.
+    """
+
+    max_request_bytes: int = 1 << 20
+    max_time_ms: int = 60_000
+
+    def describe(self) -> dict:
+        return {"max_request_bytes": self.max_request_bytes, "max_time_ms": self.max_time_ms}
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """Values used when an ``act`` request leaves out ``game`` or ``agent``
+    (``slagwerk bot --game G --agent SPEC``)."""
+
+    game: str | None = None
+    agent: str | None = None
+
+
+DEFAULT_LIMITS = Limits()
+NO_DEFAULTS = Defaults()
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def parse_request(text: str | bytes):
+    """The JSON value of one request text; :class:`ProtocolError` if it is not JSON.
+
+    Stricter than :func:`json.loads`: ``NaN`` and ``Infinity`` and an object
+    that repeats a key are errors, so every accepted request means one thing.
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise ProtocolError(f"the request is not UTF-8 text: {err.reason} at byte {err.start}") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_object)
+    except json.JSONDecodeError as err:
+        raise ProtocolError(f"the request is not JSON: {err.msg} at column {err.colno}") from None
+    except RecursionError:
+        raise ProtocolError("the request is not JSON this bot can read: it is nested too deeply") from None
+    except ValueError as err:  # e.g. an integer with too many digits
+        raise ProtocolError(f"the request is not JSON this bot can read: {err}") from None
+
+
+def _reject_constant(name):
+    raise ProtocolError(f"the request is not JSON: {name} is not a JSON number")
+
+
+def _unique_object(pairs):
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ProtocolError(f"the request is not JSON this bot accepts: field {key!r} appears twice")
+        obj[key] = value
+    return obj
+
+
+def request_id(request):
+    """The request's ``id`` if it is readable (an integer or short text), else ``None``."""
+    if not isinstance(request, dict):
+        return None
+    rid = request.get("id")
+    if isinstance(rid, bool):
+        return None
+    if isinstance(rid, int) or (isinstance(rid, str) and len(rid) <= MAX_ID_CHARS):
+        return rid
+    return None
+
+
+def error_answer(rid, message: str) -> dict:
+    return {"id": rid, "error": str(message)}
+
+
+# --------------------------------------------------------------- handling
+
+
+def handle(request, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEFAULTS) -> dict:
+    """The answer to one parsed request; never raises for bad input.
+
+    Input errors become ``{"id": ..., "error": ...}``. An unexpected exception
+    (a bug, in an agent or elsewhere) is logged to standard error with its
+    traceback and also answered as an error, so the server keeps running.
+    """
+    rid = request_id(request)
+    try:
+        kind = _check_request(request)
+        if kind == "hello":
+            return {"id": rid, **hello(limits)}
+        if kind == "quit":
+            return {"id": rid, "ok": True}
+        return {"id": rid, **act(request, limits, defaults)}
+    except SlagwerkError as err:
+        return error_answer(rid, str(err))
+    except Exception as err:  # a bug must not take the server down
+        print(f"slagwerk bot: internal error on request id {rid!r}:", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+        return error_answer(rid, f"internal error: {type(err).__name__}: {err}")
+
+
+def _check_request(request) -> str:
+    if not isinstance(request, dict):
+        raise ProtocolError(f"a request is a JSON object, not {json_type(request)}")
+    if "id" in request and request_id(request) is None and request["id"] is not None:
+        raise ProtocolError(
+            f"'id' must be an integer or a text of at most {MAX_ID_CHARS} characters, "
+            f"not {short_repr(request['id'])}"
+        )
+    if "type" not in request:
+        raise ProtocolError(f"a request needs the field 'type' (one of: {', '.join(REQUEST_FIELDS)})")
+    kind = request["type"]
+    if not isinstance(kind, str) or kind not in REQUEST_FIELDS:
+        raise ProtocolError(f"unknown request type {short_repr(kind)} (types: {', '.join(REQUEST_FIELDS)})")
+    allowed = REQUEST_FIELDS[kind]
+    unknown = sorted(k for k in request if k not in allowed)
+    if unknown:
+        raise ProtocolError(
+            f"unknown field {short_repr(unknown[0])} in a {kind!r} request (fields: {', '.join(allowed)})"
+        )
+    return kind
+
+
+def hello(limits: Limits = DEFAULT_LIMITS) -> dict:
+    """The ``hello`` answer (without ``id``): version, games, agents, limits."""
+    games = {}
+    for name, cls in GAMES.items():
+        games[name] = {
+            "players": make_game(name).n_players,
+            "options": {
+                key: {"default": spec.default, "min": spec.low, "max": spec.high, "doc": spec.doc}
+                for key, spec in cls.option_specs.items()
+            },
+        }
+    agents = {}
+    for name, cls in sorted(AGENTS.items()):
+        if cls.cheating:  # sees the true state: it cannot play from a view
+            continue
+        agents[name] = {
+            "description": cls.description,
+            "params": {key: _param_json(spec) for key, spec in cls.params.items()},
+            "budgets": [b for b in BUDGET_FIELDS if b in cls.params],
+        }
+    return {
+        "protocol": PROTOCOL,
+        "version": PROTOCOL_VERSION,
+        "slagwerk": __version__,
+        "games": games,
+        "agents": agents,
+        "limits": limits.describe(),
+    }
+
+
+def _param_json(spec) -> dict:
+    out = {"type": spec.kind.__name__, "default": _jsonable(spec.default), "doc": spec.doc}
+    if spec.low is not None:
+        out["min"] = _jsonable(spec.low)
+    if spec.high is not None:
+        out["max"] = _jsonable(spec.high)
+    if spec.choices:
+        out["choices"] = [_jsonable(c) for c in spec.choices]
+    return out
+
+
+def act(request: dict, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEFAULTS) -> dict:
+    """The ``act`` answer (without ``id``): ``action`` and, if asked, ``stats``.
+
+    The view is checked by the game (``state_from_view``); its legal actions,
+    when given, must be the rules' legal actions for that seat. The agent's
+    answer is checked to be legal before it is returned.
+    """
+    view = _want(request, "view")
+    if not isinstance(view, dict):
+        raise InvalidViewError(f"'view' must be a JSON object, not {json_type(view)}")
+    game_name = request.get("game", defaults.game)
+    if game_name is None:
+        game_name = view.get("game")
+    if game_name is None:
+        raise ProtocolError("an 'act' request needs the field 'game'")
+    if not isinstance(game_name, str):
+        raise ProtocolError(f"'game' must be a game's name, not {short_repr(game_name)}")
+    spec = request.get("agent", defaults.agent)
+    if spec is None:
+        raise ProtocolError("an 'act' request needs the field 'agent'")
+    if not isinstance(spec, str):
+        raise SpecError(
+            f"'agent' must be an agent spec like 'ismcts:iterations=2000', not {short_repr(spec)}"
+        )
+    seed = request.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ProtocolError(f"'seed' must be an integer 0..2**63-1, not {short_repr(seed)}")
+    want_stats = request.get("stats", False)
+    if not isinstance(want_stats, bool):
+        raise ProtocolError(f"'stats' must be true or false, not {short_repr(want_stats)}")
+
+    game = make_game(game_name)
+    state = game.state_from_view(view, seed=0)
+    game = state.game  # built with the view's options
+    seat = view["seat"]
+    if view["to_move"] != seat:
+        mover = "nobody" if view["to_move"] is None else f"seat {view['to_move']}"
+        raise InvalidViewError(f"seat {seat} is not to move in this view ({mover} is)")
+    legal = state.legal_texts(seat)
+    if not legal:
+        raise InvalidViewError(f"seat {seat} has no legal action in this view")
+    if "legal_actions" in view and not _same_actions(view["legal_actions"], legal):
+        raise InvalidViewError(
+            f"the view's legal_actions {short_repr(view['legal_actions'])} are not the rules' "
+            f"legal actions for seat {seat}: {legal}"
+        )
+
+    agent = _make_agent(spec, game, seed, request, limits)
+    decision = agent.decide({**view, "legal_actions": legal})
+    action = _legal_answer(agent, state, seat, decision.action, legal)
+    answer = {"action": action}
+    if want_stats:
+        answer["stats"] = _jsonable(decision.stats)
+    return answer
+
+
+def _make_agent(spec: str, game, seed: int, request: dict, limits: Limits):
+    name, _, _ = parse_spec(spec)
+    cls = agent_class(name)
+    if cls.cheating:
+        raise SpecError(f"agent {name!r} decides from the true state, which a view does not carry")
+    budgets = {}
+    for key in BUDGET_FIELDS:
+        if key not in request:
+            continue
+        value = request[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ProtocolError(f"{key!r} must be a positive integer, not {short_repr(value)}")
+        if key not in cls.params:
+            have = ", ".join(b for b in BUDGET_FIELDS if b in cls.params) or "none"
+            raise SpecError(f"agent {name!r} takes no {key!r} budget (its budgets: {have})")
+        budgets[key] = value
+    agent = make(spec, game, seed=seed, **budgets)
+    time_ms = agent.config.get("time_ms")
+    if isinstance(time_ms, (int, float)) and time_ms > limits.max_time_ms:
+        raise SpecError(
+            f"time_ms={time_ms} is more than this server allows ({limits.max_time_ms} ms)"
+        )
+    return agent
+
+
+def _legal_answer(agent, state, seat: int, text, legal: list[str]) -> str:
+    """The agent's action in the seat's own notation; an error if it is not legal."""
+    if text in legal:
+        return text
+    try:
+        action = state.game.parse_action(state, text)
+    except SlagwerkError:
+        raise IllegalActionError(
+            f"agent {agent.name!r} answered {short_repr(text)}, which is not legal here (legal: {legal})"
+        ) from None
+    # A record-style text may name a card the seat cannot see; answer in its notation.
+    return state.game.action_text(state, action, seat)
+
+
+def _same_actions(given, legal: list[str]) -> bool:
+    if not isinstance(given, list) or not all(isinstance(a, str) for a in given):
+        return False
+    return sorted(given) == sorted(legal)
+
+
+def _want(request: dict, key: str):
+    if key not in request:
+        raise ProtocolError(f"an {request['type']!r} request needs the field {key!r}")
+    return request[key]
+
+
+def json_type(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
+
+
+def short_repr(value, limit: int = 80) -> str:
+    """``repr`` of a (possibly huge) input value, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _jsonable(value):
+    """``value`` with numpy scalars and arrays turned into plain JSON values."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_jsonable(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def encode(answer: dict) -> str:
+    """One answer as a single line of JSON (no newline)."""
+    return json.dumps(answer, separators=(", ", ": "), allow_nan=False)
+
+
+def warm_up(limits: Limits = DEFAULT_LIMITS) -> int:
+    """Answer one ``act`` request per game and agent, so that the compiled kernels
+    are loaded before the first real request (and its time limit) arrives.
+
+    Agents with a budget get the smallest one. Returns the number of requests
+    answered without error.
+    """
+    answered = 0
+    for game_name in GAMES:
+        state = make_game(game_name).new_match(seed=0)
+        view = state.view(state.to_move)
+        for agent_name, cls in AGENTS.items():
+            if cls.cheating:
+                continue
+            request = {"type": "act", "game": game_name, "agent": agent_name, "view": view}
+            for key in BUDGET_FIELDS:
+                spec = cls.params.get(key)
+                if spec is not None:
+                    request[key] = max(1, int(spec.low or 1))
+                    break
+            if "action" in handle(request, limits):
+                answered += 1
+    return answered

@@ -1,0 +1,59 @@
+"""``slagwerk serve``: the bot protocol over HTTP (``POST /v1/act``, ``GET /v1/info``)."""
+
+from __future__ import annotations
+
+import sys
+
+from ..agents.http import DEFAULT_PORT, BotServer
+from ..agents.protocol import Defaults, Limits
+from ..engine.errors import OptionError
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="serve the bot protocol over HTTP (POST /v1/act, GET /v1/info)",
+        description="Answer bot requests over HTTP (docs/protocol.md). Agents run in worker processes; "
+        "a request that overruns the time limit is stopped and answered with an error.",
+    )
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to bind (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+                        help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--time-limit-ms", type=int, default=30_000, metavar="MS",
+                        help="per-request time limit; time_ms budgets may use 80%% of it (default 30000)")
+    parser.add_argument("--max-request-bytes", type=int, default=Limits().max_request_bytes, metavar="N",
+                        help=f"largest request body (default {Limits().max_request_bytes})")
+    parser.add_argument("--game", help="game of requests that name none")
+    parser.add_argument("--agent", metavar="SPEC", help="agent of requests that name none")
+    parser.add_argument("--log", action="store_true", help="log every request to stderr")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    if args.workers < 1:
+        raise OptionError(f"--workers must be at least 1, not {args.workers}")
+    if args.time_limit_ms < 10:
+        raise OptionError(f"--time-limit-ms must be at least 10, not {args.time_limit_ms}")
+    if args.max_request_bytes < 2:
+        raise OptionError(f"--max-request-bytes must be at least 2, not {args.max_request_bytes}")
+    if not 0 <= args.port <= 65535:
+        raise OptionError(f"--port must be 0..65535, not {args.port}")
+    limits = Limits(max_request_bytes=args.max_request_bytes,
+                    max_time_ms=max(1, args.time_limit_ms * 4 // 5))
+    print(f"starting {args.workers} bot worker(s)...", file=sys.stderr, flush=True)
+    try:
+        server = BotServer(args.host, args.port, limits=limits, time_limit_ms=args.time_limit_ms,
+                           workers=args.workers, defaults=Defaults(game=args.game, agent=args.agent),
+                           log_requests=args.log)
+    except OSError as err:
+        raise OptionError(f"cannot listen on {args.host}:{args.port}: {err.strerror}") from None
+    host, port = server.server_address[:2]
+    print(f"serving the slagwerk bot on http://{host}:{port}/v1/ (Ctrl-C stops)", file=sys.stderr, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0

@@ -1,0 +1,36 @@
+"""``slagwerk view``: a seat's JSON view at the end of a record (e.g. to build a bot request)."""
+
+from __future__ import annotations
+
+import json
+
+from ..agents.protocol import encode
+from ..engine.errors import OptionError
+from ..engine.records import load_record, read_record_file
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "view", help="print a seat's JSON view at the end of a record",
+        description="Replay a record (it may stop mid-deal) and print the JSON view of one seat: "
+        "everything that seat knows, nothing it cannot see.",
+    )
+    parser.add_argument("record", metavar="RECORD", help="record file (JSON)")
+    parser.add_argument("--seat", type=int, required=True, help="whose view")
+    parser.add_argument("--pretty", action="store_true", help="indent the JSON")
+    parser.add_argument("--request", metavar="SPEC",
+                        help="print a whole 'act' request for agent SPEC instead of the bare view")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    state = load_record(read_record_file(args.record))
+    n = state.game.n_players
+    if not 0 <= args.seat < n:
+        raise OptionError(f"--seat {args.seat} is not a seat of this {state.game.name} match (0..{n - 1})")
+    document = state.view(args.seat)
+    if args.request is not None:
+        document = {"id": 1, "type": "act", "game": state.game.name, "agent": args.request,
+                    "view": document}
+    print(json.dumps(document, indent=1) if args.pretty else encode(document))
+    return 0
