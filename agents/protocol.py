@@ -26,7 +26,8 @@ keeps no state between requests: the view carries everything the seat knows.
 >>> answer = handle(request)
 >>> answer["id"], answer["action"] in state.legal_texts()
 (7, True)
->>> handle({"id": 8, "type": "act", "game": "chess", "agent": "random", "view": {}})["error"]  # doctest: +ELLIPSIS
+>>> bad = {"id": 8, "type": "act", "game": "chess", "agent": "random", "view": {}}
+>>> handle(bad)["error"]  # doctest: +ELLIPSIS
 "unknown game 'chess' (games: coins, ...)"
 """
 
