@@ -54,9 +54,10 @@ def load_record(record: dict) -> State:
         raise InvalidRecordError(f"unknown record field {unknown[0]!r} (fields: {', '.join(RECORD_KEYS)})")
     if "game" not in record or "deals" not in record:
         raise InvalidRecordError("a record needs the fields 'game' and 'deals'")
-    options = dict(record.get("options") or {})
+    options = record.get("options") or {}
     if not isinstance(options, dict):
         raise InvalidRecordError(f"'options' must be an object, not {options!r}")
+    options = dict(options)
     deals = record["deals"]
     if not isinstance(deals, list):
         raise InvalidRecordError(f"'deals' must be a list, not {type(deals).__name__}")

@@ -1,0 +1,56 @@
+"""The command line: play, replay and bench work end to end; bad input is one clear line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from slagwerk.cli import main
+from slagwerk.engine.records import replay
+
+
+def test_play_prints_the_match_and_saves_a_record_that_replays(tmp_path, capsys):
+    record_file = tmp_path / "match.json"
+    assert main(["play", "coins", "--agents", "heuristic", "random", "random",
+                 "--seed", "7", "--record", str(record_file)]) == 0
+    out = capsys.readouterr().out
+    assert "seat 1:" in out and "-> trick to seat" in out and "final totals" in out
+    record = json.loads(record_file.read_text())
+    assert record["players"] == ["heuristic", "random", "random"]
+    result = replay(record)
+    assert result["outcome"] is not None and max(result["totals"]) >= 10
+
+
+def test_play_is_reproducible(capsys):
+    main(["play", "coins", "--seed", "3", "--quiet"])
+    first = capsys.readouterr().out
+    main(["play", "coins", "--seed", "3", "--quiet"])
+    assert capsys.readouterr().out == first
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["play", "coins", "--agents", "random", "random"], "has 3 seats, but 2 agent specs"),
+        (["play", "coins", "--agents", "nosuch"], "unknown agent 'nosuch'"),
+        (["play", "coins", "--agents", "random:depth=3"], "unknown parameter 'depth'"),
+        (["play", "coins", "--target", "0"], "target=0 is out of range"),
+        (["play", "coins", "-o", "target"], "is not KEY=VALUE"),
+        (["bench", "--seconds", "0"], "--seconds must be positive"),
+    ],
+)
+def test_bad_input_is_one_clear_error_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_bench_json_rows(capsys):
+    assert main(["bench", "--game", "coins", "--seconds", "0.3", "--no-search", "--no-c",
+                 "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    by_impl = {row["implementation"]: row for row in rows}
+    assert by_impl["numba"]["benchmark"] == "random_playout"
+    assert by_impl["numba"]["per_second"] > 0
+    assert by_impl["python"]["numba_speedup"] > 1

@@ -1,0 +1,341 @@
+"""Coins (RULES.md §1): every rule and ruling, properties, views, strength."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conformance import check_game
+from paths import EXAMPLES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from slagwerk.agents import make
+from slagwerk.agents.match import play_match
+from slagwerk.engine import (
+    CardError,
+    IllegalActionError,
+    InvalidRecordError,
+    InvalidViewError,
+    OptionError,
+    contract,
+    make_game,
+)
+from slagwerk.engine.bits import derive_seed, make_rng
+from slagwerk.engine.cards import COINS_DECK
+from slagwerk.engine.coins import kernels as K
+from slagwerk.engine.records import load_record, record_of, replay
+
+card = COINS_DECK.parse
+
+
+def winner(a: str, b: str, c: str) -> int:
+    return int(K.trick_winner_position(card(a), card(b), card(c)))
+
+
+# ------------------------------------------------------------------ tricks
+
+@pytest.mark.parametrize(
+    "cards, expected, why",
+    [
+        # three suits: the missing suit beats the next one in the cycle, whose card wins
+        (("2c", "Ao", "Ae"), 0, "missing clubs: cups > coins > swords, cups win"),
+        (("Ao", "2e", "Kb"), 0, "missing cups: coins > swords > clubs, coins win"),
+        (("Ac", "2e", "Kb"), 1, "missing coins: swords > clubs > cups, swords win"),
+        (("Ac", "Ko", "2b"), 2, "missing swords: clubs > cups > coins, clubs win"),
+        (("3o", "2b", "Ac"), 1, "missing swords: clubs win even led second and low"),
+        # two of a suit: the higher of the pair wins, the odd card never does
+        (("5e", "9e", "Ac"), 1, "pair of swords: 9e beats 5e; the cup is odd"),
+        (("Kb", "Ao", "2b"), 0, "pair of clubs: Kb wins; Ao is odd and loses"),
+        (("2o", "Ae", "3o"), 2, "pair of coins: 3o beats 2o"),
+        (("Jc", "Nc", "Ab"), 1, "pair of cups: knight beats knave; clubs would beat cups but are odd"),
+        # one suit: highest wins
+        (("Jo", "Ko", "No"), 1, "king beats knight beats knave"),
+        (("Ab", "2b", "3b"), 0, "ace is the highest rank"),
+        (("9e", "Je", "8e"), 1, "knave (sota) beats 9"),
+    ],
+)
+def test_trick_winner(cards, expected, why):
+    assert winner(*cards) == expected, why
+
+
+def test_trick_winner_is_a_function_of_suits_and_ranks_only():
+    # exhaustive: the winner is always one of the same-suit cards when a pair exists
+    for a in range(48):
+        for b in range(48):
+            for c in range(48):
+                if len({a, b, c}) < 3:
+                    continue
+                w = K.trick_winner_position(a, b, c)
+                suits = [x // 12 for x in (a, b, c)]
+                trio = (a, b, c)
+                if len(set(suits)) == 2:
+                    shared = max(set(suits), key=suits.count)
+                    assert suits[w] == shared
+                    assert trio[w] == max(x for x in trio if x // 12 == shared)
+                elif len(set(suits)) == 1:
+                    assert trio[w] == max(trio)
+                else:
+                    missing = ({0, 1, 2, 3} - set(suits)).pop()
+                    assert suits[w] == (missing + 1) % 4
+
+
+# ----------------------------------------------------------- a whole deal
+
+HANDS_BY_SUIT = [
+    # seat 0: all cups and four coins; seat 1: swords and four coins; seat 2: clubs and four coins
+    [f"{r}c" for r in "23456789JNKA"] + ["2o", "3o", "4o", "5o"],
+    [f"{r}e" for r in "23456789JNKA"] + ["6o", "7o", "8o", "9o"],
+    [f"{r}b" for r in "23456789JNKA"] + ["Jo", "No", "Ko", "Ao"],
+]
+
+
+def coins_record(actions, dealer=0, target=10, deals=None):
+    return {
+        "game": "coins",
+        "options": {"target": target},
+        "deals": deals or [{"dealer": dealer, "hands": HANDS_BY_SUIT, "actions": actions}],
+    }
+
+
+def test_left_of_dealer_leads_first_and_winner_leads_next():
+    game = make_game("coins", first_dealer=2)
+    state = game.new_match()
+    state.deal(game.deal_from_json({"hands": HANDS_BY_SUIT}))
+    assert state.dealer == 2 and state.to_move == 0  # left of seat 2 is seat 0
+    # 2c (cups), 6o (coins), 2b (clubs): missing swords -> clubs > cups > coins: seat 2 wins
+    for text in ("2c", "6o", "2b"):
+        state.apply(text)
+    assert state.deals[-1].trick_winners == [2]
+    assert state.to_move == 2 and state.leader == 2
+    assert state.deal_points == [0, 0, 1]  # one coin in the trick
+
+
+def test_winner_scores_one_point_per_coin_in_the_trick():
+    # dealer 0, so seat 1 leads 6o, seat 2 plays Jo, seat 0 plays 2o: all coins, Jo wins
+    result = replay(coins_record(["6o", "Jo", "2o"]))
+    assert result["deals"][0]["trick_winners"] == [2]
+    assert result["totals"] == [0, 0, 3]
+    assert result["deals"][0]["points"] is None  # unfinished deal
+
+
+def test_match_ends_the_moment_the_target_is_reached_mid_deal():
+    # target 3: the first trick (three coins) ends the match at once
+    state = load_record(coins_record(["6o", "Jo", "2o"], target=3))
+    assert state.is_terminal and state.outcome == [0, 0, 1]
+    result = replay(coins_record(["6o", "Jo", "2o"], target=3))
+    assert result["deals"][0]["points"] == [0, 0, 3]  # the deal counts as scored
+    with pytest.raises(InvalidRecordError, match=r"deal 1, action 3 \('2e'\): the match is already over"):
+        load_record(coins_record(["6o", "Jo", "2o", "2e"], target=3))
+
+
+def test_next_dealer_is_right_of_the_last_trick_winner():
+    game = make_game("coins", target=1000)
+    state = game.new_match()
+    rng = make_rng(5)
+    state.deal(rng=rng)
+    while not state.deal_pending:
+        state.apply(state.legal_actions()[0])
+    last = state.deals[-1].trick_winners[-1]
+    assert state.dealer == (last - 1) % 3
+    state.deal(rng=rng)
+    assert state.to_move == last  # the last winner, left of the new dealer, leads
+
+
+def test_wrong_dealer_in_record_is_an_error():
+    record = coins_record([], dealer=0)
+    record["deals"][0]["dealer"] = 0
+    full = load_record(record)
+    assert full.dealer == 0
+    record["options"]["first_dealer"] = 1
+    with pytest.raises(InvalidRecordError, match="first_dealer=1 disagrees"):
+        load_record(record)
+
+
+def test_dealer_of_a_later_deal_must_follow_the_last_trick_winner():
+    example = EXAMPLES / "coins-1001.json"
+    record = json.loads(example.read_text())["record"]
+    assert load_record(record).deal_number == 2
+    record["deals"][1]["dealer"] = 1  # the last trick of deal 1 went to seat 1: dealer must be 0
+    with pytest.raises(InvalidRecordError, match=r"deal 2: dealer 1 contradicts the rules .*seat 0"):
+        load_record(record)
+
+
+def test_deal_after_unfinished_deal_is_an_error():
+    deal = {"dealer": 0, "hands": HANDS_BY_SUIT, "actions": ["6o"]}
+    with pytest.raises(InvalidRecordError, match="deal 1 is unfinished"):
+        load_record(coins_record(None, deals=[deal, dict(deal)]))
+
+
+def test_illegal_action_error_names_deal_index_action_and_reason():
+    with pytest.raises(InvalidRecordError) as err:
+        load_record(coins_record(["6o", "2c"]))  # 2c is seat 0's card; seat 2 is to move
+    text = str(err.value)
+    assert "deal 1" in text and "action 1" in text and "'2c'" in text and "not legal for seat 2" in text
+
+
+def test_bad_cards_and_options_are_clear_errors():
+    with pytest.raises(CardError, match="rank 'Z'"):
+        COINS_DECK.parse("Zo")
+    with pytest.raises(CardError, match="suit 'x'"):
+        COINS_DECK.parse("Ax")
+    with pytest.raises(OptionError, match="unknown option 'players'"):
+        make_game("coins", players=4)
+    with pytest.raises(OptionError, match="unknown game 'chess'"):
+        make_game("chess")
+    bad = [list(h) for h in HANDS_BY_SUIT]
+    bad[0][0] = bad[1][0]
+    with pytest.raises(InvalidRecordError, match="dealt twice"):
+        load_record(coins_record([], deals=[{"dealer": 0, "hands": bad, "actions": []}]))
+
+
+def test_apply_checks_legality_and_names_the_legal_actions():
+    state = make_game("coins").new_match(seed=1)
+    with pytest.raises(IllegalActionError, match="not legal for seat 1"):
+        state.apply(state.deals[-1].vector[0].item())  # a card of seat 0
+
+
+# ------------------------------------------------------------- properties
+
+def _play_random_deals(seed: int, deals: int):
+    game = make_game("coins", target=1000)
+    state = game.new_match()
+    rng = make_rng(seed)
+    for _ in range(deals):
+        state.deal(rng=rng)
+        totals_before = state.totals
+        played: list[int] = []
+        while not state.deal_pending:
+            before = state.totals
+            action = int(contract.random_action(state.array, rng, np.zeros(64, np.int64)))
+            state.apply(action)
+            played.append(action)
+            assert all(a >= b for a, b in zip(state.totals, before)), "scores never decrease"
+        assert sorted(played) == list(range(48)), "every card played exactly once"
+        assert sum(state.deal_points) == 12, "12 coins per complete deal"
+        assert [t - b for t, b in zip(state.totals, totals_before)] == state.deal_points
+        assert len(state.deals[-1].trick_winners) == 16
+    return state
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**62))
+def test_random_deals_conserve_cards_and_coins(seed):
+    _play_random_deals(seed, deals=50)  # 40 x 50 = 2000 deals
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**62), target=st.integers(1, 30))
+def test_match_ends_exactly_when_the_target_is_reached(seed, target):
+    game = make_game("coins", target=target)
+    agents = [make("random", game, seed=derive_seed(seed, s)) for s in range(3)]
+    checks = []
+
+    def on_action(state, seat, text):
+        reached = max(state.totals) >= target
+        checks.append(reached == state.is_terminal)
+
+    state = play_match(game, agents, seed=seed, on_action=on_action)
+    assert all(checks)
+    assert max(state.totals) >= target and sorted(state.totals)[-2] < target
+    assert state.outcome[state.totals.index(max(state.totals))] == 1
+    assert sum(state.outcome) == 1
+    # same seed, same match; the record replays it exactly
+    assert record_of(play_match(game, agents, seed=seed)) == record_of(state)
+    assert np.array_equal(load_record(record_of(state)).array, state.array)
+
+
+def test_conformance():
+    check_game(make_game("coins"), matches=3, seed=11)
+    check_game(make_game("coins", target=3, first_dealer=2), matches=2, seed=12)
+
+
+# ------------------------------------------------------------------ no leak
+
+def _swap_hidden(state, seat, rng):
+    """A copy where the two other hands exchange cards (sizes kept)."""
+    other = state.clone()
+    a, b = [s for s in range(3) if s != seat]
+    pool = int(other.array[K.HANDS + a]) | int(other.array[K.HANDS + b])
+    cards = [c for c in range(48) if pool >> c & 1]
+    rng.shuffle(cards)
+    size_a = bin(int(other.array[K.HANDS + a])).count("1")
+    other.array[K.HANDS + a] = sum(1 << c for c in cards[:size_a])
+    other.array[K.HANDS + b] = sum(1 << c for c in cards[size_a:])
+    return other
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_view_and_heuristic_ignore_cards_hidden_from_the_seat(seed):
+    game = make_game("coins")
+    state = game.new_match(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(int(rng.integers(0, 30))):
+        state.apply(state.legal_actions()[int(rng.integers(len(state.legal_actions())))])
+    seat = state.to_move
+    other = _swap_hidden(state, seat, rng)
+    assert not np.array_equal(other.array, state.array)
+    assert other.view(seat) == state.view(seat)
+    heuristic = make("heuristic", game, seed=3)
+    assert heuristic.act(other.view(seat)) == heuristic.act(state.view(seat))
+    for s in range(3):
+        if s != seat:
+            assert "??" not in str(state.view(s)["hand"])
+            hidden = set(COINS_DECK.names(int(state.array[K.HANDS + seat])))
+            assert not hidden & set(state.view(s)["hand"]), "a view shows another seat's card"
+
+
+def test_determinize_keeps_what_the_seat_sees_and_is_uniform():
+    game = make_game("coins")
+    state = game.new_match(seed=4)
+    for _ in range(7):
+        state.apply(state.legal_actions()[0])
+    seat = state.to_move
+    counts = np.zeros(48)
+    rng = make_rng(9)
+    for _ in range(3000):
+        world = state.array.copy()
+        contract.determinize(world, seat, rng)
+        assert world[K.HANDS + seat] == state.array[K.HANDS + seat]
+        assert world[K.GONE] == state.array[K.GONE]
+        a = [s for s in range(3) if s != seat][0]
+        for c in range(48):
+            counts[c] += int(world[K.HANDS + a]) >> c & 1
+    pool = [c for c in range(48)
+            if (int(state.array[K.HANDS + (seat + 1) % 3]) | int(state.array[K.HANDS + (seat + 2) % 3])) >> c & 1]
+    share = counts[pool] / 3000
+    size_a = bin(int(state.array[K.HANDS + [s for s in range(3) if s != seat][0]])).count("1")
+    expected = size_a / len(pool)
+    assert np.all(np.abs(share - expected) < 0.05), "each hidden card equally likely in each hand"
+
+
+def test_state_from_view_rejects_impossible_views():
+    game = make_game("coins")
+    view = game.new_match(seed=2).view(1)
+    bad = dict(view, hand=view["hand"][:-1])
+    with pytest.raises(InvalidViewError, match="should hold 16 cards"):
+        game.state_from_view(bad)
+    with pytest.raises(InvalidViewError, match="appears twice"):
+        game.state_from_view(dict(view, trick=[view["hand"][0]]))
+    with pytest.raises(InvalidViewError, match="unknown field 'cheat'"):
+        game.state_from_view(dict(view, cheat=1))
+    with pytest.raises(InvalidViewError, match="needs the field 'hand'"):
+        game.state_from_view({k: v for k, v in view.items() if k != "hand"})
+
+
+# ----------------------------------------------------------------- strength
+
+def test_heuristic_beats_random_over_seat_rotated_matches():
+    game = make_game("coins")
+    wins = 0
+    matches = 24
+    for m in range(matches):
+        seat = m % 3
+        agents = [
+            make("heuristic" if s == seat else "random", game, seed=derive_seed(m, s))
+            for s in range(3)
+        ]
+        wins += play_match(game, agents, seed=derive_seed(77, m)).outcome[seat]
+    # an equal player wins a third; the heuristic should win most matches
+    assert wins / matches > 0.6, f"heuristic won only {wins}/{matches}"

@@ -1,0 +1,62 @@
+"""The shared example matches replay to exactly their expected output (RULES.md §5)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from paths import EXAMPLES
+
+from slagwerk.cli import main
+from slagwerk.engine.records import replay
+
+EXAMPLE_FILES = sorted(EXAMPLES.glob("*.json"))
+
+
+def test_examples_are_present():
+    games = {path.name.split("-")[0] for path in EXAMPLE_FILES}
+    assert games == {"coins", "koetsieren", "kozel", "aluette"}
+
+
+@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.name)
+def test_example_replays_exactly(path):
+    example = json.loads(path.read_text())
+    assert replay(example["record"]) == example["expected"]
+
+
+def test_replay_json_prints_one_line_per_record_in_order(tmp_path, capsys):
+    files = []
+    for path in EXAMPLE_FILES:
+        record_file = tmp_path / path.name
+        record_file.write_text(json.dumps(json.loads(path.read_text())["record"]))
+        files.append(record_file)
+    assert main(["replay", "--json", *map(str, files)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(files)
+    for line, path in zip(lines, EXAMPLE_FILES):
+        assert line == json.dumps(json.loads(path.read_text())["expected"])
+
+
+def test_replay_reports_a_bad_record_and_goes_on(tmp_path):
+    good = EXAMPLES / "coins-1001.json"
+    record = json.loads(good.read_text())["record"]
+    record["deals"][0]["actions"][1] = "Ao"  # seat 2 does not hold the ace of coins
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(record))
+    run = subprocess.run(
+        [sys.executable, "-m", "slagwerk", "replay", "--json", str(bad), str(good)],
+        capture_output=True, text=True,
+    )
+    assert run.returncode != 0
+    first, second = run.stdout.splitlines()
+    error = json.loads(first)["error"]
+    assert "deal 1, action 1 ('Ao')" in error and "not legal for seat 2" in error
+    assert json.loads(second) == json.loads(good.read_text())["expected"]
+    assert "Traceback" not in run.stderr
+
+    plain = subprocess.run([sys.executable, "-m", "slagwerk", "replay", str(bad)],
+                           capture_output=True, text=True)
+    assert plain.returncode != 0 and "Traceback" not in plain.stderr
+    assert "deal 1, action 1" in plain.stderr
