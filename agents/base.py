@@ -98,7 +98,7 @@ class Agent:
 
     def decide(self, view: dict) -> Decision:
         """The action and search statistics for ``view`` (subclasses implement)."""
-        raise NotImplementedError(f"agent {self.name!r} does not decide from views")
+        raise TypeError(f"agent {self.name!r} does not decide from views")
 
     def decide_true_state(self, state: State) -> Decision:
         """Only for ``cheating`` agents (measurement): decide from the true state."""

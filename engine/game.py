@@ -15,6 +15,7 @@ kernels of :mod:`slagwerk.engine.contract` directly on ``State.array``.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -69,7 +70,7 @@ class DealLog:
     points: list | None = None
 
 
-class Game:
+class Game(ABC):
     """A game with its options. Subclasses describe one game's notation and views.
 
     A subclass sets ``name``, ``kernels`` (its kernel module), ``deck`` and
@@ -144,13 +145,13 @@ class Game:
 
     # ------------------------------------------------------------ notation
 
+    @abstractmethod
     def action_text(self, state: State, action: int, seat: int | None = None) -> str:
         """Notation of ``action`` in ``state`` (before it is applied).
 
         ``seat`` is the viewpoint: ``None`` sees everything (records); a seat
         sees only what it may (Koetsieren names a blind forehead play by slot).
         """
-        raise NotImplementedError  # each game defines its notation
 
     def seen_text(self, state: State, action: int, seat: int) -> str:
         """How ``seat`` sees ``action`` once it has been played (default: all of it)."""
@@ -179,28 +180,28 @@ class Game:
 
     # ---------------------------------------------------------------- deals
 
+    @abstractmethod
     def deal_to_json(self, vector: np.ndarray) -> dict:
         """The record form of a deal vector (hands, and stock or undealt cards)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def deal_from_json(self, deal: dict) -> np.ndarray:
         """A deal vector from its record form; :class:`InvalidRecordError` if malformed."""
-        raise NotImplementedError
 
     # ---------------------------------------------------------------- views
 
+    @abstractmethod
     def view(self, state: State, seat: int) -> dict:
         """The JSON view of ``seat``: everything it knows, nothing it cannot see."""
-        raise NotImplementedError
 
+    @abstractmethod
     def state_from_view(self, view: dict, seed: int = 0) -> State:
         """A state consistent with ``view``; cards the seat cannot see are dealt at
         random from ``seed``. :class:`InvalidViewError` if the view is impossible."""
-        raise NotImplementedError
 
+    @abstractmethod
     def render(self, state: State, seat: int | None = None) -> str:
         """A short human-readable picture of ``state`` (from ``seat``'s viewpoint)."""
-        raise NotImplementedError
 
     def team_of(self, seat: int) -> int | None:
         """The seat's team in partnership games, else ``None``."""
