@@ -1,0 +1,259 @@
+"""Ratings from duplicate groups: Bradley-Terry / Plackett-Luce on the Elo scale.
+
+One duplicate group is one observation. Within a group each agent's *group
+score* is its mean reward over the seats it held in the group's games, and
+the group ranks the agents at its table by that score (equal scores tie).
+
+The model is Plackett-Luce: agent ``i`` has strength ``exp(theta_i)`` and
+a group's ranking is drawn as a sequence of choices with probabilities in
+proportion to strength. Under Plackett-Luce the order of any two agents in a
+ranking has the Bradley-Terry probability ``P(i above j) = 1 / (1 +
+exp(theta_j - theta_i))`` whoever else sits at the table, so the ratings are
+fitted by maximum likelihood on every pair of agents in every group ("full
+rank breaking", a consistent estimator for Plackett-Luce), a tie counting
+half a win each way. A weak prior of one drawn pair per couple of agents
+keeps the fit finite when one agent wins every group against another.
+
+Ratings are on the Elo scale (400 points per factor 10 in odds, mean 1500):
+a 100 point gap means the stronger agent ranks above the weaker in 64% of
+duplicate groups. The 95% intervals are bootstrap percentiles, resampling
+whole duplicate groups, which also covers the dependence between the pairs of
+one group; the prior's drawn pairs are resampled with them, so that a pair
+where one agent won every group still gets an interval of honest width.
+Beside the ratings: each agent's mean deal points per deal (game units)
+with a bootstrap interval, and the head-to-head record of groups won, drawn
+and lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+ELO_PER_NAT = 400.0 / np.log(10.0)
+"""Elo points per unit of log-strength (natural log odds)."""
+ELO_MEAN = 1500.0
+PRIOR_DRAWS = 1.0
+"""Virtual drawn groups between every pair of agents (regularises the fit)."""
+TIE_TOLERANCE = 1e-9
+"""Group scores closer than this are a tie."""
+DEFAULT_BOOTSTRAP = 1000
+MAX_NEWTON_STEPS = 100
+
+
+@dataclass(frozen=True)
+class Groups:
+    """Per duplicate group and agent: mean reward, points and deals counted.
+
+    ``score[g, a]`` is agent ``a``'s mean reward over its seats in group
+    ``g`` (NaN when ``a`` did not play in it); ``points[g, a]`` the deal
+    points it scored and ``deals[g, a]`` the seat-deals they were scored
+    over (forfeited games count reward but no points). ``ids`` are the group
+    numbers, ascending.
+    """
+
+    ids: np.ndarray
+    score: np.ndarray
+    points: np.ndarray
+    deals: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return len(self.ids)
+
+
+def groups_from_lines(lines, n_agents: int) -> Groups:
+    """Collect result lines (``runner.play_game``) into :class:`Groups`.
+
+    Every line of a group must be present: the caller passes complete groups.
+    """
+    by_group: dict[int, list[dict]] = {}
+    for line in lines:
+        by_group.setdefault(int(line["group"]), []).append(line)
+    ids = np.array(sorted(by_group), dtype=np.int64)
+    reward_sum = np.zeros((len(ids), n_agents))
+    seats = np.zeros((len(ids), n_agents))
+    points = np.zeros((len(ids), n_agents))
+    deals = np.zeros((len(ids), n_agents))
+    for row, group in enumerate(ids):
+        for line in by_group[int(group)]:
+            for seat, agent in enumerate(line["table"]):
+                reward_sum[row, agent] += line["reward"][seat]
+                seats[row, agent] += 1
+                if line["points"] is not None:
+                    points[row, agent] += line["points"][seat]
+                    deals[row, agent] += line["deals"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = np.where(seats > 0, reward_sum / np.maximum(seats, 1), np.nan)
+    return Groups(ids, score, points, deals)
+
+
+def pair_outcomes(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per group, the pairwise results of the agents present.
+
+    Returns ``(wins, met)``, both ``float64[G, k, k]``: ``wins[g, i, j]`` is 1
+    if ``i`` ranked above ``j`` in group ``g``, 0.5 for a tie, else 0;
+    ``met[g, i, j]`` is 1 when both played in group ``g`` (``i != j``).
+    """
+    present = ~np.isnan(score)
+    met = (present[:, :, None] & present[:, None, :]).astype(np.float64)
+    k = score.shape[1]
+    met[:, np.arange(k), np.arange(k)] = 0.0
+    filled = np.where(present, score, 0.0)
+    diff = filled[:, :, None] - filled[:, None, :]
+    wins = np.where(diff > TIE_TOLERANCE, 1.0, np.where(np.abs(diff) <= TIE_TOLERANCE, 0.5, 0.0))
+    return wins * met, met
+
+
+def _log_likelihood(theta: np.ndarray, w: np.ndarray) -> float:
+    diff = theta[:, None] - theta[None, :]
+    return float(-np.sum(w * np.logaddexp(0.0, -diff)))
+
+
+def fit_bradley_terry(wins: np.ndarray, met: np.ndarray, start: np.ndarray | None = None,
+                      prior_draws: float = PRIOR_DRAWS, tolerance: float = 1e-10) -> np.ndarray:
+    """Maximum-likelihood log-strengths (mean 0) from aggregate pairwise results.
+
+    ``wins[i, j]`` counts ``i``'s wins over ``j`` (ties as halves) and
+    ``met[i, j]`` their meetings, both ``float64[k, k]``; ``prior_draws``
+    adds that many drawn meetings to every pair. The prior makes the
+    log-likelihood strictly concave once the mean is fixed, so Newton's
+    method (with step halving) converges in a few steps; ``met`` enters
+    through ``wins + wins.T`` and is kept for the callers' bookkeeping.
+    """
+    k = wins.shape[0]
+    off = 1.0 - np.eye(k)
+    w = wins + 0.5 * prior_draws * off
+    pair_total = w + w.T
+    theta = np.zeros(k) if start is None else np.array(start, dtype=np.float64)
+    current = _log_likelihood(theta, w)
+    centre = np.ones((k, k)) / k  # pins the free direction (all ratings + c)
+    for _ in range(MAX_NEWTON_STEPS):
+        diff = theta[:, None] - theta[None, :]
+        p = 0.5 * (1.0 + np.tanh(0.5 * diff))  # logistic, overflow-free
+        gradient = np.sum(w * (1.0 - p), axis=1) - np.sum(w.T * (1.0 - p.T), axis=1)
+        v = pair_total * p * (1.0 - p)
+        information = np.diag(v.sum(axis=1)) - v
+        step = np.linalg.solve(information + centre, gradient)
+        scale = 1.0
+        while True:
+            candidate = theta + scale * step
+            value = _log_likelihood(candidate, w)
+            if value >= current - 1e-12 or scale < 1e-6:
+                break
+            scale *= 0.5
+        theta, current = candidate - candidate.mean(), value
+        if np.max(np.abs(scale * step)) < tolerance:
+            break
+    return theta
+
+
+def elo_of_theta(theta: np.ndarray) -> np.ndarray:
+    """Log-strengths (natural units) as Elo-scale ratings with mean 1500."""
+    return ELO_MEAN + ELO_PER_NAT * (theta - theta.mean())
+
+
+@dataclass(frozen=True)
+class AgentRating:
+    """One agent's line of a ranking."""
+
+    agent: str
+    rating: float
+    ci95: tuple[float, float]
+    mean_score: float | None
+    mean_score_ci95: tuple[float, float] | None
+
+    def as_json(self) -> dict:
+        return {
+            "agent": self.agent,
+            "rating": round(self.rating, 1),
+            "ci95": [round(v, 1) for v in self.ci95],
+            "mean_score": None if self.mean_score is None else round(self.mean_score, 3),
+            "mean_score_ci95": None
+            if self.mean_score_ci95 is None
+            else [round(v, 3) for v in self.mean_score_ci95],
+        }
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """A fitted ranking (best first) and the head-to-head records.
+
+    ``head_to_head[i][j]`` is ``(won, drawn, lost)`` in groups for agent
+    ``labels[i]`` against ``labels[j]``.
+    """
+
+    labels: tuple[str, ...]
+    ranking: tuple[AgentRating, ...]
+    head_to_head: tuple[tuple[tuple[int, int, int], ...], ...]
+    groups: int
+
+
+def rate(groups: Groups, labels: list[str], bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0) -> Ratings:
+    """Fit the ratings of ``groups`` with ``bootstrap`` resamples for the intervals.
+
+    The bootstrap draws whole groups with replacement from a generator seeded
+    with ``seed``, so the intervals are reproducible.
+    """
+    k = len(labels)
+    wins_g, met_g = pair_outcomes(groups.score)
+    wins, met = wins_g.sum(axis=0), met_g.sum(axis=0)
+    theta = fit_bradley_terry(wins, met)
+    rating = elo_of_theta(theta)
+    total_points = groups.points.sum(axis=0)
+    total_deals = groups.deals.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_score = np.where(total_deals > 0, total_points / np.maximum(total_deals, 1), np.nan)
+
+    n = groups.count
+    # The bootstrap resamples the groups together with the prior's drawn
+    # pairs (one pseudo-group per couple of agents): otherwise an agent that
+    # won every group against another would get the same fit in every
+    # resample and a zero-width interval.
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    pseudo_met = np.zeros((len(pairs), k, k))
+    for row, (i, j) in enumerate(pairs):
+        pseudo_met[row, i, j] = pseudo_met[row, j, i] = 1.0
+    flat_wins = np.concatenate([wins_g.reshape(n, -1), 0.5 * pseudo_met.reshape(len(pairs), -1)])
+    flat_met = np.concatenate([met_g.reshape(n, -1), pseudo_met.reshape(len(pairs), -1)])
+    flat_points = np.concatenate([groups.points, np.zeros((len(pairs), k))])
+    flat_deals = np.concatenate([groups.deals, np.zeros((len(pairs), k))])
+    m = n + len(pairs)
+    boot_rating = np.empty((bootstrap, k))
+    boot_score = np.empty((bootstrap, k))
+    rng = np.random.default_rng(seed)
+    for b in range(bootstrap):
+        weight = rng.multinomial(m, np.full(m, 1.0 / m)).astype(np.float64)
+        bw = (weight @ flat_wins).reshape(k, k)
+        bm = (weight @ flat_met).reshape(k, k)
+        boot_rating[b] = elo_of_theta(fit_bradley_terry(bw, bm, start=theta))
+        bp = weight @ flat_points
+        bd = weight @ flat_deals
+        with np.errstate(invalid="ignore", divide="ignore"):
+            boot_score[b] = np.where(bd > 0, bp / np.maximum(bd, 1), np.nan)
+
+    ranking = []
+    for a in np.argsort(-rating, kind="stable"):
+        if bootstrap:
+            low, high = np.percentile(boot_rating[:, a], [2.5, 97.5])
+        else:
+            low = high = rating[a]
+        score_ci = None
+        if not np.isnan(mean_score[a]):
+            column = boot_score[:, a][~np.isnan(boot_score[:, a])]
+            lo_s, hi_s = np.percentile(column, [2.5, 97.5]) if len(column) else (np.nan, np.nan)
+            score_ci = (float(lo_s), float(hi_s))
+        ranking.append(AgentRating(
+            labels[a], float(rating[a]), (float(low), float(high)),
+            None if np.isnan(mean_score[a]) else float(mean_score[a]), score_ci,
+        ))
+    won = np.rint((wins_g == 1.0).sum(axis=0) * 1.0).astype(int)
+    drawn = np.rint(((wins_g == 0.5) & (met_g == 1.0)).sum(axis=0) * 1.0).astype(int)
+    played = np.rint(met).astype(int)
+    table = tuple(
+        tuple((int(won[i, j]), int(drawn[i, j]), int(played[i, j] - won[i, j] - drawn[i, j]))
+              for j in range(k))
+        for i in range(k)
+    )
+    return Ratings(tuple(labels), tuple(ranking), table, n)

@@ -1,0 +1,329 @@
+"""Playing the games of an experiment: one game per task, faults as forfeits, joblib workers.
+
+:func:`play_game` plays one scheduled game (a :class:`~.seating.GameSlot`)
+and returns its result line; :func:`run_games` runs many on joblib (local
+processes, or a Dask cluster through joblib's Dask backend) and yields the
+lines as games finish. Every seed comes from the experiment's seed and the
+game's place in the schedule, never from the worker, so the results are the
+same for any number of workers.
+
+Seeds: the deals of duplicate group ``g`` come from ``derive_seed(seed, g)``
+(the same cards in every rotation of the group); the agent in seat ``s`` of
+rotation ``r`` gets ``derive_seed(seed, g, r, s)``.
+
+Scores: with unit ``deal`` a game is one deal and each seat scores the deal's
+normalised reward (``returns`` with ``OBJECTIVE_DEAL``: the game's own deal
+score mapped to [0, 1], partners equal); with unit ``match`` a game is a whole
+match and each seat scores its outcome (1, 0.5, 0). Either way the line also
+holds the deal points per seat in the game's own units (RULES.md §5
+``points``, summed over the match's complete deals) and the number of deals.
+
+Faults: an agent that raises, overruns the per-move time limit or returns an
+illegal action forfeits the game: its seats score 0, every other seat 1, the
+line's ``forfeit`` names the seat, the agent and the error, and the
+experiment goes on. The time limit interrupts a move with ``SIGALRM`` where
+the move runs in a process's main thread (local workers, ``jobs=1``); on
+other threads (Dask workers) a move is judged by its time once it returns.
+Either way, a move stuck inside one compiled kernel call cannot be
+interrupted before the call returns.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..agents import make, parse_spec
+from ..agents.match import play_match
+from ..engine import contract, make_game
+from ..engine.bits import derive_seed
+from ..engine.errors import IllegalActionError, SlagwerkError
+from ..engine.records import record_of
+from ..engine.state import MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH
+from .seating import GameSlot
+
+UNITS = ("deal", "match")
+"""Units of play: one deal (scored by its normalised deal reward) or a whole match."""
+BACKENDS = ("loky", "dask")
+"""joblib backends: local worker processes, or a Dask cluster."""
+
+
+class ExperimentError(SlagwerkError):
+    """An experiment's settings are invalid (unit, counts, backend, results folder)."""
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """What every game of an experiment shares (picklable, sent to workers).
+
+    ``options`` is a tuple of ``(name, value)`` pairs; ``specs`` the agent
+    specs by agent number; ``move_time`` the per-move limit in seconds
+    (``None``: no limit).
+    """
+
+    game: str
+    options: tuple
+    specs: tuple[str, ...]
+    unit: str = "deal"
+    seed: int = 0
+    move_time: float | None = None
+    keep_records: bool = False
+
+    @property
+    def labels(self) -> list[str]:
+        return [parse_spec(spec)[2] for spec in self.specs]
+
+
+def validate_setup(setup: GameSetup, unique_labels: bool = True) -> None:
+    """Check the game, its options, the unit, the time limit and every agent spec.
+
+    Builds the game and each agent once, so a bad spec is an error before any
+    game runs; with ``unique_labels`` two agents may not share a label.
+    :raises SlagwerkError: (``OptionError``, ``SpecError``,
+    :class:`ExperimentError`) naming the bad input.
+    """
+    if setup.unit not in UNITS:
+        raise ExperimentError(f"unknown unit {setup.unit!r} (units: {', '.join(UNITS)})")
+    if setup.move_time is not None and not setup.move_time > 0:
+        raise ExperimentError(f"the per-move time limit must be positive, not {setup.move_time!r}")
+    if isinstance(setup.seed, bool) or not isinstance(setup.seed, (int, np.integer)):
+        raise ExperimentError(f"the seed must be an integer, not {setup.seed!r}")
+    game = _game(setup.game, setup.options)
+    labels = []
+    for spec in setup.specs:
+        agent = make(spec, game, seed=0)
+        labels.append(agent.label)
+    duplicates = sorted({label for label in labels if labels.count(label) > 1})
+    if duplicates and unique_labels:
+        raise ExperimentError(
+            f"two agents share the label {duplicates[0]!r}; give one of them label=..."
+        )
+
+
+@lru_cache(maxsize=16)
+def _game(name: str, options: tuple):
+    return make_game(name, **dict(options))
+
+
+def game_info(setup: GameSetup):
+    """The :class:`~slagwerk.engine.Game` of ``setup``."""
+    return _game(setup.game, setup.options)
+
+
+# ------------------------------------------------------------------ faults
+
+
+class Forfeit(Exception):
+    """Raised inside a game when an agent faults; carries the seat and the error."""
+
+    def __init__(self, seat: int, error: str):
+        super().__init__(error)
+        self.seat = seat
+        self.error = error
+
+
+class _MoveTimeout(Exception):
+    pass
+
+
+def _on_alarm(signum, frame):
+    raise _MoveTimeout
+
+
+class _Watch:
+    """Which seat's answer is waiting to be applied, and the match state."""
+
+    def __init__(self):
+        self.pending_seat: int | None = None
+        self.state = None
+
+    def on_action(self, state, seat, text):
+        self.pending_seat = None
+        self.state = state
+
+
+class _GuardedAgent:
+    """An agent wrapper that turns the agent's faults into :class:`Forfeit`."""
+
+    def __init__(self, agent, seat: int, move_time: float | None, watch: _Watch):
+        self.agent = agent
+        self.seat = seat
+        self.move_time = move_time
+        self.watch = watch
+        self.cheating = agent.cheating
+
+    def act(self, view):
+        return self._call(self.agent.act, view)
+
+    def decide_true_state(self, state):
+        if self.watch.state is None:
+            self.watch.state = state
+        return self._call(self.agent.decide_true_state, state)
+
+    def _call(self, method, argument):
+        limit = self.move_time
+        alarm = (
+            limit is not None
+            and hasattr(signal, "setitimer")
+            and threading.current_thread() is threading.main_thread()
+        )
+        start = time.perf_counter()
+        previous = None
+        try:
+            if alarm:
+                previous = signal.signal(signal.SIGALRM, _on_alarm)
+                signal.setitimer(signal.ITIMER_REAL, limit)
+            try:
+                answer = method(argument)
+            finally:
+                if alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    signal.signal(signal.SIGALRM, previous)
+        except _MoveTimeout:
+            raise Forfeit(self.seat, f"no move within the time limit of {limit:g} s") from None
+        except Exception as err:  # any fault of the agent loses the game, the tournament goes on
+            raise Forfeit(self.seat, f"{type(err).__name__}: {err}") from None
+        elapsed = time.perf_counter() - start
+        if limit is not None and elapsed > limit:
+            raise Forfeit(self.seat, f"took {elapsed:.3g} s for a move, over the limit of {limit:g} s")
+        self.watch.pending_seat = self.seat
+        return answer
+
+
+# ------------------------------------------------------------------ one game
+
+
+def play_game(setup: GameSetup, slot: GameSlot) -> dict:
+    """Play the scheduled game ``slot`` and return its result line (a JSON-able dict).
+
+    Keys: ``index``, ``group``, ``rotation``, ``agents`` (label per seat),
+    ``table`` (agent number per seat), ``seed`` (the group's deal seed),
+    ``reward`` (per seat, in [0, 1]), ``points`` (deal points per seat in the
+    game's units, ``None`` after a forfeit), ``deals`` (complete deals
+    counted in ``points``), ``forfeit`` (``None`` or ``{"seat", "agent",
+    "error"}``), ``time`` (seconds), and ``record`` (RULES.md §5) when
+    ``setup.keep_records``.
+    """
+    game = game_info(setup)
+    n = game.n_players
+    labels = setup.labels
+    seat_labels = [labels[a] for a in slot.seats]
+    deal_seed = derive_seed(setup.seed, slot.group)
+    watch = _Watch()
+    agents = []
+    for seat, agent_number in enumerate(slot.seats):
+        agent = make(setup.specs[agent_number], game,
+                     seed=derive_seed(setup.seed, slot.group, slot.rotation, seat))
+        agents.append(_GuardedAgent(agent, seat, setup.move_time, watch))
+    max_deals = 1 if setup.unit == "deal" else None
+    start = time.perf_counter()
+    forfeit = None
+    state = None
+    try:
+        state = play_match(game, agents, deal_seed, max_deals=max_deals, on_action=watch.on_action)
+    except Forfeit as fault:
+        forfeit = fault
+    except IllegalActionError as err:
+        if watch.pending_seat is None:
+            raise
+        forfeit = Forfeit(watch.pending_seat, f"illegal action: {err}")
+    elapsed = time.perf_counter() - start
+
+    line = {
+        "index": slot.index,
+        "group": slot.group,
+        "rotation": slot.rotation,
+        "agents": seat_labels,
+        "table": list(slot.seats),
+        "seed": deal_seed,
+    }
+    if forfeit is None:
+        reward = np.zeros(MAX_SEATS, dtype=np.float64)
+        objective = OBJECTIVE_DEAL if setup.unit == "deal" else OBJECTIVE_MATCH
+        contract.returns(state.array, objective, reward)
+        complete = [log.points for log in state.deals if log.points is not None]
+        line["reward"] = [float(r) for r in reward[:n]]
+        line["points"] = [sum(p[s] for p in complete) for s in range(n)]
+        line["deals"] = len(complete)
+        line["forfeit"] = None
+    else:
+        loser = slot.seats[forfeit.seat]
+        lost = [s for s in range(n) if _same_side(game, s, forfeit.seat)]
+        line["reward"] = [0.0 if s in lost else 1.0 for s in range(n)]
+        line["points"] = None
+        line["deals"] = 0
+        line["forfeit"] = {"seat": forfeit.seat, "agent": labels[loser], "error": forfeit.error}
+        state = watch.state
+    line["time"] = round(elapsed, 4)
+    if setup.keep_records:
+        line["record"] = record_of(state, players=seat_labels) if state is not None else None
+    return line
+
+
+def _same_side(game, seat: int, other: int) -> bool:
+    if seat == other:
+        return True
+    team = game.team_of(seat)
+    return team is not None and team == game.team_of(other)
+
+
+# ------------------------------------------------------------------ many games
+
+
+def _play_many(setup: GameSetup, slots: list[GameSlot]) -> list[dict]:
+    return [play_game(setup, slot) for slot in slots]
+
+
+def run_games(setup: GameSetup, slots: list[GameSlot], jobs: int = 1, backend: str = "loky",
+              scheduler: str | None = None, chunk: int = 1):
+    """Yield the result line of every game in ``slots`` as it finishes (any order).
+
+    ``jobs`` worker processes (``-1``: all cores) on joblib's ``loky``
+    backend; ``jobs=1`` plays in this process. ``backend="dask"`` sends the
+    games to the Dask scheduler at ``scheduler`` (``None``: a local cluster)
+    through joblib's Dask backend. ``chunk`` games travel together to a
+    worker (results arrive chunk by chunk).
+    """
+    if backend not in BACKENDS:
+        raise ExperimentError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})")
+    if not slots:
+        return
+    chunks = [slots[i : i + chunk] for i in range(0, len(slots), max(1, chunk))]
+    if backend == "loky" and jobs == 1:
+        for part in chunks:
+            yield from _play_many(setup, part)
+        return
+    from joblib import Parallel, delayed, parallel_config
+
+    if backend == "dask":
+        client = _dask_client(scheduler)
+        try:
+            with parallel_config(backend="dask"):
+                parallel = Parallel(n_jobs=-1, return_as="generator_unordered")
+                for lines in parallel(delayed(_play_many)(setup, part) for part in chunks):
+                    yield from lines
+        finally:
+            if scheduler is None:
+                client.close()
+        return
+    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
+    for lines in parallel(delayed(_play_many)(setup, part) for part in chunks):
+        yield from lines
+
+
+def _dask_client(scheduler: str | None):
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise ExperimentError(
+            "the dask backend needs the optional extra: pip install 'slagwerk[dask]'"
+        ) from None
+    try:
+        return Client(scheduler) if scheduler else Client(processes=False)
+    except OSError as err:
+        raise ExperimentError(f"cannot reach the Dask scheduler {scheduler!r}: {err}") from None

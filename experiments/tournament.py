@@ -1,0 +1,428 @@
+"""Tournaments: agents ranked by duplicate deals, with ratings, intervals and a results folder.
+
+A tournament plays ``deals`` duplicate groups in one game (see
+:mod:`.seating` for who sits where and :mod:`.runner` for how a game is
+played and scored), appends every finished game to its results folder
+(:mod:`.results`), and ranks the agents with Bradley-Terry / Plackett-Luce
+ratings on the Elo scale (:mod:`.ratings`).
+
+>>> result = run_tournament(TournamentConfig("coins", ("random", "heuristic"), deals=4, seed=1,
+...                                          bootstrap=50), progress=False)
+>>> [row.agent for row in result.ratings.ranking]
+['heuristic', 'random']
+
+For tuning, :func:`evaluate` scores one candidate spec against opponents on
+duplicate groups, and :func:`~.sprt.run_sprt` (re-exported here) decides a
+head-to-head question sequentially.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..engine.errors import SpecError
+from .ratings import DEFAULT_BOOTSTRAP, Ratings, groups_from_lines, rate
+from .results import ResultsFolder
+from .runner import UNITS, ExperimentError, GameSetup, game_info, run_games, validate_setup
+from .seating import rotations, schedule, tables_for
+from .sprt import SprtResult, run_sprt
+
+__all__ = [
+    "DEFAULT_MOVE_TIME",
+    "Evaluation",
+    "SprtResult",
+    "TournamentConfig",
+    "TournamentResult",
+    "evaluate",
+    "run_sprt",
+    "run_tournament",
+]
+
+DEFAULT_MOVE_TIME = 60.0
+"""Per-move time limit of tournament games, in seconds."""
+
+POINTS_MEANING = {
+    "coins": "coins taken per deal (of 12)",
+    "koetsieren": "penalty points per deal (lower is better)",
+    "kozel": "card points taken by the seat's team per deal (of 120)",
+    "aluette": "match points won by the seat's team per deal",
+}
+"""What a deal's points (RULES.md §5 ``points``) measure in each game, for tables."""
+
+
+def points_meaning(game: str) -> str:
+    return POINTS_MEANING.get(game, "deal points per deal (RULES.md §5 'points')")
+
+
+# ------------------------------------------------------------------ evaluate
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A candidate's result over duplicate groups.
+
+    ``mean``: mean over groups of the candidate's mean normalised reward
+    (in [0, 1]); ``stderr``: its standard error (0 for fewer than two
+    groups); ``scores``: the per-group values in group order.
+    """
+
+    mean: float
+    stderr: float
+    groups: int
+    scores: list = field(default_factory=list)
+
+
+def candidate_tables(n_seats: int, team_game: bool, team_of, n_opponents: int) -> list[tuple[int, ...]]:
+    """Tables with the candidate (agent 0) in one seat, or as one partnership.
+
+    Opponents are agents ``1 .. n_opponents``. Individual games fill the
+    other seats with the opponents in turn, starting one further along in each
+    group; team games pit the candidate's partnership against each opponent's
+    in turn.
+    """
+    tables = []
+    for g in range(n_opponents):
+        if team_game:
+            tables.append(tuple(0 if team_of(s) == 0 else 1 + g for s in range(n_seats)))
+        else:
+            tables.append((0, *(1 + (g + j) % n_opponents for j in range(n_seats - 1))))
+    return tables
+
+
+def evaluate(game: str, options: dict, candidate: str, opponents: list[str], groups: int, seed: int,
+             jobs: int = 1, unit: str = "deal", *, move_time: float | None = None,
+             backend: str = "loky", scheduler: str | None = None) -> Evaluation:
+    """Score ``candidate`` over ``groups`` duplicate groups against ``opponents``.
+
+    Group ``g`` deals from ``derive_seed(seed, g)``, so two candidates
+    evaluated with the same seed meet the same cards (common random numbers).
+    A forfeit scores 0 for the candidate's seats in that game.
+
+    :raises SlagwerkError: for a bad spec, option, unit or count, before any game runs.
+    """
+    if not opponents:
+        raise SpecError("evaluate needs at least one opponent spec")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ExperimentError(f"groups must be a positive integer, not {groups!r}")
+    setup = GameSetup(game, tuple(sorted(dict(options or {}).items())),
+                      (candidate, *opponents), unit, int(seed), move_time)
+    validate_setup(setup, unique_labels=False)
+    info = game_info(setup)
+    tables = candidate_tables(info.n_players, info.team_game, info.team_of, len(opponents))
+    slots = schedule(tables, groups)
+    lines = list(run_games(setup, slots, jobs=jobs, backend=backend, scheduler=scheduler,
+                           chunk=len(rotations(tables[0]))))
+    table = groups_from_lines(lines, len(setup.specs))
+    scores = [float(v) for v in table.score[:, 0]]
+    mean = float(np.mean(scores))
+    stderr = float(np.std(scores, ddof=1) / math.sqrt(len(scores))) if len(scores) > 1 else 0.0
+    return Evaluation(mean, stderr, len(scores), scores)
+
+
+# ------------------------------------------------------------------ tournaments
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A tournament's settings (stored in its results folder as ``config.json``).
+
+    ``deals`` is the number of duplicate groups (each deal played in all its
+    rotations); ``move_time`` the per-move limit in seconds (``None``: none);
+    ``records`` keeps every game's record in its result line; ``bootstrap``
+    is the number of resamples for the intervals.
+    """
+
+    game: str
+    agents: tuple[str, ...]
+    deals: int = 100
+    seed: int = 1
+    options: tuple = ()
+    unit: str = "deal"
+    move_time: float | None = DEFAULT_MOVE_TIME
+    records: bool = False
+    bootstrap: int = DEFAULT_BOOTSTRAP
+
+    def setup(self) -> GameSetup:
+        return GameSetup(self.game, tuple(self.options), tuple(self.agents), self.unit, self.seed,
+                         self.move_time, self.records)
+
+    def validate(self) -> None:
+        """:raises SlagwerkError: for any bad setting, naming it."""
+        if self.unit not in UNITS:
+            raise ExperimentError(f"unknown unit {self.unit!r} (units: {', '.join(UNITS)})")
+        if isinstance(self.deals, bool) or not isinstance(self.deals, int) or self.deals < 1:
+            raise ExperimentError(f"--deals must be a positive integer, not {self.deals!r}")
+        if isinstance(self.bootstrap, bool) or not isinstance(self.bootstrap, int) or self.bootstrap < 0:
+            raise ExperimentError(f"--bootstrap must be a non-negative integer, not {self.bootstrap!r}")
+        if len(self.agents) < 2:
+            raise SpecError(f"a tournament needs at least two agents, not {list(self.agents)!r}")
+        validate_setup(self.setup())
+        self.tables()
+
+    def tables(self) -> list[tuple[int, ...]]:
+        info = game_info(self.setup())
+        return tables_for(len(self.agents), info.n_players, info.team_game, info.team_of)
+
+    def to_json(self) -> dict:
+        return {
+            "game": self.game,
+            "options": dict(self.options),
+            "agents": list(self.agents),
+            "deals": self.deals,
+            "seed": self.seed,
+            "unit": self.unit,
+            "move_time": self.move_time,
+            "records": self.records,
+            "bootstrap": self.bootstrap,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> TournamentConfig:
+        try:
+            return cls(
+                game=data["game"],
+                agents=tuple(data["agents"]),
+                deals=int(data["deals"]),
+                seed=int(data["seed"]),
+                options=tuple(sorted(dict(data.get("options") or {}).items())),
+                unit=data.get("unit", "deal"),
+                move_time=data.get("move_time"),
+                records=bool(data.get("records", False)),
+                bootstrap=int(data.get("bootstrap", DEFAULT_BOOTSTRAP)),
+            )
+        except (KeyError, TypeError, ValueError) as err:
+            raise ExperimentError(f"a tournament config needs {err}; it holds {sorted(data)}") from None
+
+
+@dataclass(frozen=True)
+class TournamentResult:
+    """A finished tournament: its settings, ratings, game count, forfeits and folder."""
+
+    config: TournamentConfig
+    ratings: Ratings
+    games: int
+    forfeits: list
+    seconds: float
+    folder: Path | None
+
+    def ranking_json(self) -> dict:
+        """The ``--json`` document: game, unit, groups and the ranking, best first."""
+        return {
+            "game": self.config.game,
+            "unit": self.config.unit,
+            "groups": self.ratings.groups,
+            "ranking": [row.as_json() for row in self.ratings.ranking],
+        }
+
+    def summary_json(self) -> dict:
+        """``summary.json``: the ranking plus head-to-head, forfeits and settings."""
+        labels = self.ratings.labels
+        summary = self.ranking_json()
+        summary["score"] = points_meaning(self.config.game)
+        summary["head_to_head"] = {
+            labels[i]: {
+                labels[j]: dict(zip(("won", "drawn", "lost"), self.ratings.head_to_head[i][j]))
+                for j in range(len(labels)) if j != i and sum(self.ratings.head_to_head[i][j])
+            }
+            for i in range(len(labels))
+        }
+        summary["games"] = self.games
+        summary["forfeits"] = self.forfeits
+        summary["seconds"] = round(self.seconds, 2)
+        summary["config"] = self.config.to_json()
+        return summary
+
+    def table(self) -> str:
+        """The ranking and head-to-head table as text (also the Markdown summary's body)."""
+        return format_ranking(self)
+
+
+def _default_folder(game: str) -> Path:
+    return Path("slagwerk-results") / f"{game}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs: int = -1,
+                   backend: str = "loky", scheduler: str | None = None, resume: bool = False,
+                   progress: bool = True, save: bool = True) -> TournamentResult:
+    """Play (or, with ``resume``, finish) a tournament and rank its agents.
+
+    ``results`` is the results folder (default ``slagwerk-results/<game>-<time>``;
+    with ``resume`` the folder to continue, whose stored settings then apply
+    and ``config`` may be ``None``). ``save=False`` keeps nothing on disk.
+    ``progress`` shows a tqdm bar with games per second and the current
+    leader (by mean reward so far).
+
+    :raises SlagwerkError: for bad settings or specs, before any game runs.
+    """
+    folder = None
+    done: dict[int, dict] = {}
+    if resume:
+        if results is None:
+            raise ExperimentError("--resume needs the results folder of the tournament to continue")
+        folder = ResultsFolder.open(results)
+        config = TournamentConfig.from_json(folder.config())
+        config.validate()
+        done = folder.load_games(repair=True)
+    else:
+        if config is None:
+            raise ExperimentError("run_tournament needs a TournamentConfig (or resume=True)")
+        config.validate()
+        if save:
+            folder = ResultsFolder.create(results or _default_folder(config.game), config.to_json())
+    setup = config.setup()
+    labels = setup.labels
+    all_slots = schedule(config.tables(), config.deals)
+    todo = [slot for slot in all_slots if slot.index not in done]
+    start = time.perf_counter()
+    leader = _Leader(labels)
+    for line in done.values():
+        leader.add(line)
+    bar = _progress_bar(config, len(all_slots), len(done), progress)
+    handle = folder.appender() if folder is not None else None
+    try:
+        last_shown = 0.0
+        for line in run_games(setup, todo, jobs=jobs, backend=backend, scheduler=scheduler):
+            if handle is not None:
+                ResultsFolder.append_game(handle, line)
+            done[line["index"]] = line
+            leader.add(line)
+            if bar is not None:
+                bar.update(1)
+                now = time.perf_counter()
+                if now - last_shown > 0.5:
+                    bar.set_postfix_str(leader.text(), refresh=False)
+                    last_shown = now
+    finally:
+        if handle is not None:
+            handle.close()
+        if bar is not None:
+            bar.set_postfix_str(leader.text(), refresh=False)
+            bar.close()
+    lines = [done[slot.index] for slot in all_slots]
+    ratings = rate(groups_from_lines(lines, len(labels)), labels, config.bootstrap, config.seed)
+    forfeits = [
+        {"index": line["index"], **line["forfeit"]} for line in lines if line.get("forfeit")
+    ]
+    result = TournamentResult(config, ratings, len(lines), forfeits,
+                              time.perf_counter() - start, folder.path if folder else None)
+    if folder is not None:
+        folder.write_summary(result.summary_json(), format_markdown(result))
+    return result
+
+
+class _Leader:
+    """Running mean reward per agent, for the progress bar."""
+
+    def __init__(self, labels):
+        self.labels = labels
+        self.total = np.zeros(len(labels))
+        self.seats = np.zeros(len(labels))
+
+    def add(self, line):
+        for seat, agent in enumerate(line["table"]):
+            self.total[agent] += line["reward"][seat]
+            self.seats[agent] += 1
+
+    def text(self) -> str:
+        if not self.seats.any():
+            return "leader: -"
+        mean = np.where(self.seats > 0, self.total / np.maximum(self.seats, 1), -1.0)
+        best = int(np.argmax(mean))
+        return f"leader: {self.labels[best]} ({mean[best]:.3f} mean reward)"
+
+
+def _progress_bar(config: TournamentConfig, total: int, initial: int, progress: bool):
+    if not progress:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, unit="game", desc=config.game, dynamic_ncols=True,
+                leave=True)
+
+
+# ------------------------------------------------------------------ reports
+
+
+def format_ranking(result: TournamentResult) -> str:
+    """The ranking table and head-to-head records as aligned text."""
+    config, ratings = result.config, result.ratings
+    unit_text = "deal: each game is one deal" if config.unit == "deal" else "match: each game is a match"
+    lines = [
+        f"{config.game}: {ratings.groups} duplicate groups, {result.games} games "
+        f"(unit {unit_text}), seed {config.seed}",
+        f"rating: Elo scale, Bradley-Terry/Plackett-Luce on group rankings, 95% bootstrap CI; "
+        f"score: {points_meaning(config.game)}",
+    ]
+    rows = [("#", "agent", "rating", "95% CI", "score", "95% CI")]
+    for rank, row in enumerate(ratings.ranking, start=1):
+        score = "-" if row.mean_score is None else f"{row.mean_score:.3f}"
+        score_ci = "-" if row.mean_score_ci95 is None else (
+            f"[{row.mean_score_ci95[0]:.3f}, {row.mean_score_ci95[1]:.3f}]")
+        rows.append((str(rank), row.agent, f"{row.rating:.1f}",
+                     f"[{row.ci95[0]:.1f}, {row.ci95[1]:.1f}]", score, score_ci))
+    lines += _aligned(rows)
+    order = [ratings.labels.index(row.agent) for row in ratings.ranking]
+    h2h = [("won-drawn-lost", *(ratings.labels[j] for j in order))]
+    for i in order:
+        cells = []
+        for j in order:
+            won, drawn, lost = ratings.head_to_head[i][j]
+            cells.append("" if i == j else f"{won}-{drawn}-{lost}" if won + drawn + lost else "-")
+        h2h.append((ratings.labels[i], *cells))
+    lines.append("head-to-head (duplicate groups, row against column):")
+    lines += _aligned(h2h)
+    if result.forfeits:
+        lines.append(f"forfeits: {len(result.forfeits)}")
+        for fault in result.forfeits[:10]:
+            lines.append(f"  game {fault['index']}: {fault['agent']} "
+                         f"(seat {fault['seat']}): {fault['error']}")
+    return "\n".join(lines)
+
+
+def _aligned(rows) -> list[str]:
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
+def format_markdown(result: TournamentResult) -> str:
+    """``summary.md``: settings, ranking, head-to-head and forfeits in Markdown."""
+    config, ratings = result.config, result.ratings
+    out = [
+        f"# Tournament: {config.game}",
+        "",
+        f"- agents: {', '.join(f'`{a}`' for a in config.agents)}",
+        f"- {ratings.groups} duplicate groups, {result.games} games, unit `{config.unit}`, "
+        f"seed {config.seed}, options {dict(config.options) or 'default'}",
+        "- rating: Elo scale (mean 1500), Bradley-Terry / Plackett-Luce fitted on the ranking "
+        "of each duplicate group; 95% intervals from a bootstrap over groups",
+        f"- score: {points_meaning(config.game)}, with a bootstrap 95% interval",
+        "",
+        "| # | agent | rating | 95% CI | score | 95% CI |",
+        "|---|---|---|---|---|---|",
+    ]
+    for rank, row in enumerate(ratings.ranking, start=1):
+        score = "-" if row.mean_score is None else f"{row.mean_score:.3f}"
+        score_ci = "-" if row.mean_score_ci95 is None else (
+            f"[{row.mean_score_ci95[0]:.3f}, {row.mean_score_ci95[1]:.3f}]")
+        out.append(f"| {rank} | `{row.agent}` | {row.rating:.1f} | "
+                   f"[{row.ci95[0]:.1f}, {row.ci95[1]:.1f}] | {score} | {score_ci} |")
+    order = [ratings.labels.index(row.agent) for row in ratings.ranking]
+    out += ["", "## Head to head (groups won-drawn-lost, row against column)", "",
+            "| | " + " | ".join(f"`{ratings.labels[j]}`" for j in order) + " |",
+            "|---" * (len(order) + 1) + "|"]
+    for i in order:
+        cells = []
+        for j in order:
+            won, drawn, lost = ratings.head_to_head[i][j]
+            cells.append("" if i == j else f"{won}-{drawn}-{lost}" if won + drawn + lost else "-")
+        out.append(f"| `{ratings.labels[i]}` | " + " | ".join(cells) + " |")
+    if result.forfeits:
+        out += ["", f"## Forfeits ({len(result.forfeits)})", ""]
+        out += [f"- game {f['index']}: `{f['agent']}` (seat {f['seat']}): {f['error']}"
+                for f in result.forfeits]
+    return "\n".join(out) + "\n"
