@@ -25,7 +25,7 @@ near ``alpha`` (false H1 at ``elo0``) and ``beta`` (false H0 at ``elo1``).
 Unlike the normal approximation this statistic is exact for small samples:
 a first win moves the LLR by ``log(s1 / s0)``, not by an infinite amount.
 
-The reported estimate is the plain mean score as Elo with a normal 95%
+The reported estimate is the plain mean score as Elo with a Wilson 95%
 interval; after an early stop it is biased away from the stopping bound (as
 every estimate read off a sequential test).
 """
@@ -44,6 +44,7 @@ from .runner import ExperimentError, GameSetup, run_games, validate_setup
 from .seating import rotations, schedule, tables_for
 
 VERDICTS = ("H1", "H0", "inconclusive")
+Z95 = 1.959964
 
 
 def expected_score(elo):
@@ -102,15 +103,22 @@ def llr(losses, draws, wins, elo0: float, elo1: float):
 
 
 def estimate(losses: int, draws: int, wins: int) -> tuple[float, tuple[float, float]]:
-    """Elo estimate of the mean score and its normal 95% interval."""
+    """Elo estimate of the mean score and a 95% interval.
+
+    The interval is Wilson's score interval for the mean score, treating a
+    draw as half a win: it stays honest when A has won (or lost) every group
+    so far, and is slightly conservative with draws (a trinomial's variance
+    is at most the Bernoulli's).
+    """
     n = losses + draws + wins
     if n == 0:
         return 0.0, (-math.inf, math.inf)
     mean = (wins + 0.5 * draws) / n
-    var = (wins * (1.0 - mean) ** 2 + draws * (0.5 - mean) ** 2 + losses * mean**2) / n
-    half = 1.959964 * math.sqrt(var / n)
+    z2 = Z95 * Z95
+    centre = (mean + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(mean * (1 - mean) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     return (float(elo_of_score(mean)),
-            (float(elo_of_score(mean - half)), float(elo_of_score(mean + half))))
+            (float(elo_of_score(centre - half)), float(elo_of_score(centre + half))))
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ COMMAND_MODULES = (
     "bot",
     "serve",
     "view",
+    "tournament",
+    "sprt",
 )
 """Subcommand modules of ``slagwerk.commands``, in the order ``--help`` lists them."""
 

@@ -1,0 +1,91 @@
+"""``slagwerk sprt``: is agent A stronger than agent B by at least ELO1 (or at most ELO0)?"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from ..engine import GAME_NAMES
+from .options import add_game_options, game_from_args
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "sprt", help="head-to-head sequential test: is A stronger than B by at least ELO1?",
+        description="Play duplicate groups of A against B until a sequential probability ratio "
+        "test decides between H0 (A is at most ELO0 stronger) and H1 (A is at least ELO1 "
+        "stronger). Each group is one win, draw or loss for A; the test is the generalized SPRT "
+        "on that trinomial (as in chess-engine testing). Prints the running log-likelihood "
+        "ratio, the Elo estimate and its 95%% interval.",
+    )
+    parser.add_argument("a", metavar="A", help="agent spec of the challenger, e.g. ismcts:iterations=2000")
+    parser.add_argument("b", metavar="B", help="agent spec of the reference, e.g. heuristic")
+    parser.add_argument("--game", required=True, choices=GAME_NAMES, help="the game")
+    parser.add_argument("--elo0", type=float, default=0.0, help="H0: A is at most this stronger (default 0)")
+    parser.add_argument("--elo1", type=float, default=50.0,
+                        help="H1: A is at least this stronger (default 50)")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="chance of accepting H1 when H0 holds (default 0.05)")
+    parser.add_argument("--beta", type=float, default=0.05,
+                        help="chance of accepting H0 when H1 holds (default 0.05)")
+    parser.add_argument("--max-groups", type=int, default=2000,
+                        help="give up (inconclusive) after this many groups (default 2000)")
+    parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    parser.add_argument("--unit", choices=("deal", "match"), default="deal",
+                        help="a game is one deal (default) or a whole match")
+    parser.add_argument("--jobs", type=int, default=-1,
+                        help="worker processes (default: all cores; 1 plays in this process)")
+    parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                        help="joblib backend: local processes (default) or a Dask cluster")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address")
+    parser.add_argument("--move-time", type=float, default=0.0, metavar="SECONDS",
+                        help="per-move time limit; slower moves forfeit (default: none)")
+    parser.add_argument("--every", type=int, default=10,
+                        help="print the running test every this many groups (default 10)")
+    parser.add_argument("--json", action="store_true", help="print only the final result as JSON")
+    add_game_options(parser)
+    parser.set_defaults(run=run)
+
+
+def _line(result) -> str:
+    low, high = result.bounds
+    ci_low, ci_high = result.elo_ci95
+    return (f"groups {result.groups:5d}  W-D-L {result.wins}-{result.draws}-{result.losses}  "
+            f"LLR {result.llr:+.3f} [{low:+.3f}, {high:+.3f}]  "
+            f"Elo {_elo(result.elo)} [{_elo(ci_low)}, {_elo(ci_high)}]")
+
+
+def _elo(value: float) -> str:
+    return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+
+
+def run(args) -> int:
+    from ..experiments.runner import ExperimentError
+    from ..experiments.sprt import run_sprt
+
+    if args.jobs == 0 or args.jobs < -1:
+        raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
+    if args.every < 1:
+        raise ExperimentError(f"--every must be positive, not {args.every}")
+    game = game_from_args(args.game, args)
+
+    def show(result):
+        if not args.json and (result.groups % args.every == 0 or result.verdict != "inconclusive"):
+            print(_line(result), flush=True)
+
+    result = run_sprt(args.game, game.options, args.a, args.b, args.elo0, args.elo1, args.alpha,
+                      args.beta, args.max_groups, args.seed, jobs=args.jobs, unit=args.unit,
+                      move_time=args.move_time if args.move_time > 0 else None,
+                      backend=args.backend, scheduler=args.scheduler, on_group=show)
+    if args.json:
+        print(json.dumps({"game": args.game, "a": args.a, "b": args.b, **result.as_json()}))
+        return 0
+    if result.groups % args.every and result.verdict == "inconclusive":
+        print(_line(result))
+    meaning = {
+        "H1": f"accept H1: {args.a} is at least {args.elo1:g} Elo stronger than {args.b}",
+        "H0": f"accept H0: {args.a} is at most {args.elo0:g} Elo stronger than {args.b}",
+        "inconclusive": f"no decision after {result.groups} groups (--max-groups)",
+    }[result.verdict]
+    print(meaning)
+    return 0

@@ -1,0 +1,166 @@
+"""``slagwerk tournament``: rank agents on duplicate deals; with no arguments, the main job.
+
+With no arguments it plays a short tournament in every game among the
+built-in agents (random, heuristic, and the search agents with small
+budgets) and prints one ranking table per game.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from ..engine import GAME_NAMES
+from ..engine.errors import OptionError
+from .options import add_game_options, game_from_args
+
+MAIN_JOB_DEALS = 40
+"""Duplicate groups per game in the no-argument main job (a few minutes on two cores)."""
+RESULTS_ROOT = Path("slagwerk-results")
+
+
+def add_parser(subparsers) -> None:
+    from ..experiments.ratings import DEFAULT_BOOTSTRAP
+    from ..experiments.tournament import DEFAULT_MOVE_TIME
+
+    parser = subparsers.add_parser(
+        "tournament", help="rank agents on duplicate deals (no arguments: every game, built-in agents)",
+        description="Play agents against each other on duplicate deals (each deal replayed in all "
+        "seat rotations, teams swapped) and rank them: Bradley-Terry/Plackett-Luce ratings on the "
+        "Elo scale with bootstrap 95%% intervals, mean score per deal and head-to-head records. "
+        "Every finished game is appended to the results folder; --resume continues an "
+        "interrupted tournament. With no arguments: a short tournament in every game among the "
+        "built-in agents.",
+    )
+    parser.add_argument("--game", action="append", choices=GAME_NAMES,
+                        help="the game (repeatable; default: every game)")
+    parser.add_argument("--agents", nargs="+", metavar="SPEC",
+                        help="agent specs, e.g. random heuristic ismcts:iterations=2000,c=0.7 "
+                        "(label=... names one; default: the built-in agents)")
+    parser.add_argument("--deals", type=int, default=None,
+                        help=f"duplicate groups per game, each deal played in all its rotations "
+                        f"(default {MAIN_JOB_DEALS})")
+    parser.add_argument("--seed", type=int, default=1, help="tournament seed (default 1)")
+    parser.add_argument("--unit", choices=("deal", "match"), default="deal",
+                        help="a game is one deal scored by its normalised deal score (default), "
+                        "or a whole match scored by its outcome")
+    parser.add_argument("--jobs", type=int, default=-1,
+                        help="worker processes (default: all cores; 1 plays in this process)")
+    parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                        help="joblib backend: local processes (default) or a Dask cluster")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="Dask scheduler address for --backend dask (default: a local cluster)")
+    parser.add_argument("--results", metavar="DIR",
+                        help=f"results folder (default {RESULTS_ROOT}/<game or 'tournament'>-<time>)")
+    parser.add_argument("--resume", metavar="DIR",
+                        help="continue the interrupted tournament in DIR with its stored settings")
+    parser.add_argument("--records", action="store_true",
+                        help="keep every game's full record (RULES.md §5) in the results")
+    parser.add_argument("--move-time", type=float, default=DEFAULT_MOVE_TIME, metavar="SECONDS",
+                        help=f"per-move time limit; slower moves forfeit (default {DEFAULT_MOVE_TIME:g})")
+    parser.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP,
+                        help=f"bootstrap resamples for the intervals (default {DEFAULT_BOOTSTRAP})")
+    parser.add_argument("--json", action="store_true",
+                        help="print each game's final ranking as one JSON object per line")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_game_options(parser)
+    parser.set_defaults(run=run)
+
+
+def default_agents(game) -> list[str]:
+    """The built-in agents for the main job: random, heuristic and, when registered,
+    ISMCTS and PIMC with budgets small enough for a few minutes in all games."""
+    from ..agents import AGENTS, make
+    from ..engine.errors import SlagwerkError
+
+    wanted = ["random", "heuristic"]
+    if "ismcts" in AGENTS:
+        wanted.append("ismcts:iterations=200,objective=deal,label=ismcts-200")
+    if "pimc" in AGENTS:
+        wanted.append("pimc:worlds=8,iterations_per_world=25,objective=deal,label=pimc-8x25")
+    agents = []
+    for spec in wanted:
+        try:
+            make(spec, game, seed=0)
+        except SlagwerkError:  # a search agent's parameters changed: use its defaults
+            spec = spec.split(":")[0]
+            try:
+                make(spec, game, seed=0)
+            except SlagwerkError:
+                continue
+        agents.append(spec)
+    return agents
+
+
+def run(args) -> int:
+    from ..experiments.results import ResultsFolder
+    from ..experiments.runner import ExperimentError
+    from ..experiments.tournament import TournamentConfig, run_tournament
+
+    common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
+                  progress=not args.quiet)
+    if args.jobs == 0 or args.jobs < -1:
+        raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
+    if args.resume:
+        folders = _resume_folders(Path(args.resume), ResultsFolder)
+        results = [run_tournament(None, folder, resume=True, **common) for folder in folders]
+        _report(results, args)
+        return 0
+
+    games = list(dict.fromkeys(args.game or GAME_NAMES))
+    options_given = args.option or any(
+        getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
+    if options_given and len(games) != 1:
+        raise OptionError("game options (--option, --players, --target, --first-dealer) need one --game")
+    deals = MAIN_JOB_DEALS if args.deals is None else args.deals
+    configs = []
+    for name in games:
+        game = game_from_args(name, args)
+        agents = tuple(args.agents) if args.agents else tuple(default_agents(game))
+        config = TournamentConfig(
+            game=name, agents=agents, deals=deals, seed=args.seed,
+            options=tuple(sorted(game.options.items())) if options_given else (),
+            unit=args.unit, move_time=args.move_time if args.move_time > 0 else None,
+            records=args.records, bootstrap=args.bootstrap,
+        )
+        config.validate()  # every spec and setting checked before any game runs
+        configs.append(config)
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    if args.results:
+        root = Path(args.results)
+    else:
+        root = RESULTS_ROOT / (f"{games[0]}-{stamp}" if len(games) == 1 else f"tournament-{stamp}")
+    results = []
+    for config in configs:
+        folder = root if len(configs) == 1 else root / config.game
+        results.append(run_tournament(config, folder, **common))
+    _report(results, args)
+    return 0
+
+
+def _resume_folders(path: Path, folders) -> list[Path]:
+    from ..experiments.runner import ExperimentError
+
+    if folders.holds_tournament(path):
+        return [path]
+    if path.is_dir():
+        inside = [path / name for name in GAME_NAMES if folders.holds_tournament(path / name)]
+        if inside:
+            return inside
+    raise ExperimentError(f"--resume {str(path)!r}: no tournament there (no config.json)")
+
+
+def _report(results, args) -> None:
+    for number, result in enumerate(results):
+        if args.json:
+            print(json.dumps(result.ranking_json()))
+            continue
+        if number:
+            print()
+        print(result.table())
+    if not args.json and results and results[0].folder is not None:
+        where = sorted({str(r.folder) for r in results})
+        print(f"\nresults: {', '.join(where)} (summary.json, summary.md, games.jsonl)", file=sys.stderr)
