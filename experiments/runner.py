@@ -308,8 +308,7 @@ def run_games(setup: GameSetup, slots: list[GameSlot], jobs: int = 1, backend: s
                 for lines in parallel(delayed(_play_many)(setup, part) for part in chunks):
                     yield from lines
         finally:
-            if scheduler is None:
-                client.close()
+            client.close()  # the connection only: a cluster given by address keeps running
         return
     parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
     for lines in parallel(delayed(_play_many)(setup, part) for part in chunks):
