@@ -28,14 +28,10 @@ from __future__ import annotations
 from ..engine.bits import derive_seed
 from ..engine.errors import InvalidViewError
 from ..engine.game import State
-from ..search.ismcts import DEFAULT_C, DEFAULT_NODE_CAP, ismcts
-from ..search.pimc import pimc, uct
+from ..search.ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP, ismcts
+from ..search.pimc import DEFAULT_ITERATIONS_PER_WORLD, DEFAULT_WORLDS, pimc, uct
 from ..search.tree import FINAL_CHOICES, OBJECTIVES, PLAYOUT_POLICIES, SearchResult
 from .base import Agent, Decision, ParamSpec
-
-DEFAULT_ITERATIONS = 3000
-DEFAULT_WORLDS = 30
-DEFAULT_ITERATIONS_PER_WORLD = 100
 
 _COMMON = {
     "time_ms": ParamSpec(float, 0.0, "wall-time budget in ms; 0 uses the iteration budget", 0.0, 600000.0),

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from .tree import SearchResult, tree_search
 
+DEFAULT_ITERATIONS = 3000
+"""Iterations of a search given no budget (the ismcts agent's default)."""
 DEFAULT_C = 0.7
 """UCB1 exploration constant for rewards in [0, 1]."""
 DEFAULT_NODE_CAP = 1 << 17
@@ -44,7 +46,8 @@ def ismcts(state, seat: int | None = None, *, iterations: int | None = None,
         The budget: a number of iterations (reproducible: the same seed and
         iterations give the same result) or wall time in milliseconds
         (checked between kernel slices of about 2 ms, see
-        :func:`slagwerk.search.tree.run_budget`). Default: 1000 iterations.
+        :func:`slagwerk.search.tree.run_budget`). Default:
+        :data:`DEFAULT_ITERATIONS`.
     c : float
         UCB1 exploration constant.
     final : {"most_visits", "best_mean"}
@@ -63,7 +66,7 @@ def ismcts(state, seat: int | None = None, *, iterations: int | None = None,
     :raises SearchError: for a bad parameter, or if nobody (or another seat) is to move.
     """
     if iterations is None and time_ms is None:
-        iterations = 1000
+        iterations = DEFAULT_ITERATIONS
     return tree_search(
         state, seat, True, iterations=iterations, time_ms=time_ms, c=c, final=final,
         playout=playout, objective=objective, node_cap=node_cap, seed=seed,

@@ -28,7 +28,7 @@ from numba import njit
 from ..engine import contract
 from ..engine.bits import make_rng
 from ..engine.state import MAX_SEATS, TO_MOVE
-from .ismcts import DEFAULT_C, DEFAULT_NODE_CAP
+from .ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP
 from .tree import (
     ACTION,
     FINAL_CHOICES,
@@ -218,7 +218,7 @@ def uct(state, seat: int | None = None, *, iterations: int | None = None, time_m
     parameters are those of :func:`slagwerk.search.ismcts.ismcts`.
     """
     if iterations is None and time_ms is None:
-        iterations = 1000
+        iterations = DEFAULT_ITERATIONS
     return tree_search(
         state, seat, False, iterations=iterations, time_ms=time_ms, c=c, final=final,
         playout=playout, objective=objective, node_cap=node_cap, seed=seed,

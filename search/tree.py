@@ -408,11 +408,13 @@ def run_budget(step, iterations: int | None, time_ms: float | None) -> int:
 
     With ``iterations`` it runs exactly that many units in one call. With
     ``time_ms`` numba cannot read the clock cheaply, so the kernel runs in
-    slices: after a first unit, each slice is sized from the measured time per
-    unit to last about :data:`TIME_SLICE_SECONDS` (never past the deadline by
-    design), and the loop stops once the deadline has passed. A search thus
-    overruns its budget by at most about one slice or one unit, whichever is
-    longer, and always runs at least one unit. Returns the units run.
+    slices: after a first unit, each slice is sized from the average time per
+    unit so far to last about :data:`TIME_SLICE_SECONDS` or what remains of
+    the budget, whichever is shorter, and the loop stops at the deadline (or
+    when less than half a unit's time remains). A search thus ends within
+    about one slice or one unit of its budget, whichever is longer (plus any
+    time the operating system takes the processor away), and always runs at
+    least one unit. Returns the units run.
     """
     if time_ms is None:
         step(int(iterations))
@@ -422,18 +424,14 @@ def run_budget(step, iterations: int | None, time_ms: float | None) -> int:
     done = 0
     chunk = 1
     while True:
-        t0 = time.perf_counter()
         step(chunk)
         done += chunk
-        t1 = time.perf_counter()
-        remaining = deadline - t1
-        if remaining <= 0:
+        now = time.perf_counter()
+        remaining = deadline - now
+        per_unit = max((now - start) / done, 1e-9)
+        if remaining < per_unit / 2:
             return done
-        per_unit = max((t1 - t0) / chunk, 1e-9)
-        chunk = int(min(remaining, TIME_SLICE_SECONDS) / per_unit)
-        if chunk < 1:
-            # less than one unit of time remains: stop rather than overrun
-            return done
+        chunk = max(1, int(min(remaining, TIME_SLICE_SECONDS) / per_unit))
 
 
 def state_array(state) -> np.ndarray:
