@@ -2,7 +2,7 @@
 
 >>> from slagwerk.engine import make_game, GAME_NAMES
 >>> GAME_NAMES
-('coins',)
+('coins', 'aluette')
 >>> make_game("coins").n_players
 3
 """
@@ -20,8 +20,15 @@ from .errors import (
 )
 from .game import Game, State
 
+# isort: split
+# After engine.game: the contract imports every game's kernels while engine.game
+# initialises, and coins' package imports its game class eagerly, so a game
+# package imported before coins would re-enter engine.game half-built.
+from .aluette import Aluette
+
 GAMES: dict[str, type[Game]] = {
     "coins": Coins,
+    "aluette": Aluette,
 }
 """Every game by name."""
 

@@ -53,13 +53,16 @@ from __future__ import annotations
 
 from numba import njit
 
+from .aluette import kernels as aluette
 from .coins import kernels as coins
 from .state import GAME, PHASE, PHASE_MATCH_OVER, TO_MOVE
 
 COINS = coins.GAME_ID
+ALUETTE = aluette.GAME_ID
 
 GAME_MODULES = {
     "coins": coins,
+    "aluette": aluette,
 }
 """Kernel module of every game, by name."""
 
@@ -95,6 +98,8 @@ def random_deal(state, rng, out):
     g = state[GAME]
     if g == COINS:
         coins.random_deal(state, rng, out)
+    elif g == ALUETTE:
+        aluette.random_deal(state, rng, out)
 
 
 @njit(cache=True, inline="always")
@@ -103,6 +108,8 @@ def apply_deal(state, deal):
     g = state[GAME]
     if g == COINS:
         coins.apply_deal(state, deal)
+    elif g == ALUETTE:
+        aluette.apply_deal(state, deal)
 
 
 @njit(cache=True, inline="always")
@@ -111,6 +118,8 @@ def legal_actions(state, out):
     g = state[GAME]
     if g == COINS:
         return coins.legal_actions(state, out)
+    elif g == ALUETTE:
+        return aluette.legal_actions(state, out)
     return 0
 
 
@@ -120,6 +129,8 @@ def apply_action(state, action):
     g = state[GAME]
     if g == COINS:
         coins.apply_action(state, action)
+    elif g == ALUETTE:
+        aluette.apply_action(state, action)
 
 
 @njit(cache=True)
@@ -128,6 +139,8 @@ def returns(state, objective, out):
     g = state[GAME]
     if g == COINS:
         coins.returns(state, objective, out)
+    elif g == ALUETTE:
+        aluette.returns(state, objective, out)
 
 
 @njit(cache=True)
@@ -136,6 +149,8 @@ def determinize(state, observer, rng):
     g = state[GAME]
     if g == COINS:
         coins.determinize(state, observer, rng)
+    elif g == ALUETTE:
+        aluette.determinize(state, observer, rng)
 
 
 @njit(cache=True)
@@ -144,6 +159,8 @@ def heuristic_action(state, rng):
     g = state[GAME]
     if g == COINS:
         return coins.heuristic_action(state, rng)
+    elif g == ALUETTE:
+        return aluette.heuristic_action(state, rng)
     return -1
 
 
@@ -154,6 +171,8 @@ def random_action(state, rng, actions):
     g = state[GAME]
     if g == COINS:
         return coins.random_action(state, rng)
+    elif g == ALUETTE:
+        return aluette.random_action(state, rng)
     return -1
 
 

@@ -1,0 +1,424 @@
+"""Aluette for people and tools: notation, records, views (RULES.md §4, §5)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from ..cards import ALUETTE_DECK
+from ..errors import InvalidRecordError, InvalidViewError
+from ..game import DealLog, Game, OptionSpec, State
+from ..state import (
+    CHANCE,
+    DEAL_COMPLETE,
+    OUTCOME,
+    PHASE,
+    PHASE_DEAL_PENDING,
+    PHASE_MATCH_OVER,
+    PHASE_PLAY,
+    TERMINAL,
+    TO_MOVE,
+)
+from ..views import (
+    COMMON_KEYS,
+    check_keys,
+    common_view,
+    disjoint,
+    read_common,
+    read_options,
+    want_cards,
+    want_int_list,
+    write_common,
+)
+from . import kernels as K
+
+GAME_KEYS = ("hand", "trick", "played", "tricks_won", "first_win", "last_win", "hand_sizes")
+VIEW_KEYS = COMMON_KEYS + GAME_KEYS
+OPTIONAL_KEYS = ("legal_actions", "hand_sizes")
+
+STRENGTH_NAMES = {
+    "3o": "Monsieur",
+    "3c": "Madame",
+    "2o": "le Borgne",
+    "2c": "la Vache",
+    "9c": "Grand-neuf",
+    "9o": "Petit-neuf",
+    "2b": "Deux de chêne",
+    "2e": "Deux d'écrit",
+}
+"""The eight unique top cards by name, strongest first."""
+
+
+def strength(card: str) -> int:
+    """Aluette strength of a card, 18 (Monsieur) down to 0 (``3b``, ``3e``).
+
+    >>> strength("3o"), strength("Ab") == strength("Ae"), strength("3e")
+    (18, True, 0)
+    """
+    return int(K.STRENGTH[ALUETTE_DECK.parse(card)])
+
+
+def trick_winner(cards: list[str], leader: int) -> int | None:
+    """Seat that wins a complete trick led by ``leader``, or ``None`` if it is pourri.
+
+    >>> trick_winner(["Ab", "Kc", "3o", "4e"], leader=1)
+    3
+    >>> trick_winner(["Ab", "Kc", "Ae", "4e"], leader=1) is None
+    True
+    """
+    indices = np.array([ALUETTE_DECK.parse(c) for c in cards], dtype=np.int64)
+    pos = int(K.trick_winner_position(indices, 0, len(indices)))
+    return None if pos < 0 else (leader + pos) % K.N_SEATS
+
+
+class Aluette(Game):
+    """Aluette (la Vache): four players in two partnerships, a five-deal match.
+
+    >>> game = Aluette()
+    >>> state = game.new_match(seed=5)
+    >>> state.to_move, len(state.legal_actions())
+    (1, 9)
+    """
+
+    name = "aluette"
+    kernels = K
+    deck = ALUETTE_DECK
+    team_game = True
+    option_specs = {
+        "first_dealer": OptionSpec(0, 0, K.N_SEATS - 1, "dealer of the first deal"),
+    }
+
+    # ------------------------------------------------------------ notation
+    def action_text(self, state: State, action: int, seat: int | None = None) -> str:
+        return self.deck.name(action)
+
+    # ---------------------------------------------------------------- deals
+    def deal_to_json(self, vector: np.ndarray) -> dict:
+        names = [self.deck.name(c) for c in vector]
+        hands = [names[s * K.HAND_SIZE : (s + 1) * K.HAND_SIZE] for s in range(K.N_SEATS)]
+        return {"hands": hands, "undealt": names[K.N_SEATS * K.HAND_SIZE :]}
+
+    def deal_from_json(self, deal: dict) -> np.ndarray:
+        hands = deal.get("hands")
+        if not isinstance(hands, list) or len(hands) != K.N_SEATS:
+            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {hands!r}")
+        cards: list[int] = []
+        for seat, hand in enumerate(hands):
+            parsed = self.deck.parse_many(hand, what=f"hand of seat {seat}")
+            if len(parsed) != K.HAND_SIZE:
+                raise InvalidRecordError(
+                    f"hand of seat {seat} has {len(parsed)} cards, not {K.HAND_SIZE}"
+                )
+            cards.extend(parsed)
+        if len(set(cards)) != len(cards):
+            dup = sorted({self.deck.name(c) for c in cards if cards.count(c) > 1})
+            raise InvalidRecordError(f"a card is dealt twice: {', '.join(dup)}")
+        rest = [c for c in range(K.DECK_SIZE) if c not in set(cards)]
+        if "undealt" in deal:
+            undealt = self.deck.parse_many(deal["undealt"], what="'undealt'")
+            if sorted(undealt) != rest:
+                dealt = sorted(self.deck.name(c) for c in undealt if c in set(cards))
+                if dealt:
+                    raise InvalidRecordError(f"'undealt' lists dealt cards: {', '.join(dealt)}")
+                raise InvalidRecordError(
+                    f"'undealt' must be the {K.N_UNDEALT} cards not in a hand, "
+                    f"not {len(undealt)} cards {deal['undealt']!r}"
+                )
+            rest = undealt
+        return np.array(cards + rest, dtype=np.int64)
+
+    # ---------------------------------------------------------------- views
+    def view(self, state: State, seat: int) -> dict:
+        """What ``seat`` knows: its hand, every played card, the tricks won so far.
+
+        ``first_win`` / ``last_win`` give per seat the index (0..8) of its
+        first and latest won trick of this deal (``null`` when none): the
+        latest one settles ties for most tricks, the first one Mordienne.
+        """
+        arr = state.array
+        view = common_view(state, seat)
+        n = int(arr[K.N_IN_TRICK]) if state.phase == PHASE_PLAY else 0
+        trick = [self.deck.name(int(c)) for c in arr[K.TRICK : K.TRICK + n]]
+        gone = self.deck.names(int(arr[K.GONE]))
+
+        def index_or_none(v):
+            return None if v < 0 else int(v)
+
+        view.update(
+            hand=self.deck.names(int(arr[K.HANDS + seat])),
+            trick=trick,
+            played=[c for c in gone if c not in trick],
+            tricks_won=[int(v) for v in arr[K.TRICKS_WON : K.TRICKS_WON + K.N_SEATS]],
+            first_win=[index_or_none(v) for v in arr[K.FIRST_WIN : K.FIRST_WIN + K.N_SEATS]],
+            last_win=[index_or_none(v) for v in arr[K.LAST_WIN : K.LAST_WIN + K.N_SEATS]],
+            hand_sizes=[bin(int(arr[K.HANDS + s])).count("1") for s in range(K.N_SEATS)],
+        )
+        return view
+
+    def state_from_view(self, view: dict, seed: int = 0) -> State:
+        """A state consistent with ``view``; unseen cards dealt at random from ``seed``.
+
+        A non-empty ``history`` must agree with the other fields and is kept
+        as the state's log; an empty one is accepted.
+
+        :raises InvalidViewError: naming the malformed or inconsistent field.
+        """
+        required = [k for k in VIEW_KEYS if k not in OPTIONAL_KEYS]
+        check_keys(view, VIEW_KEYS, required, self.name)
+        read_common(view, K.N_SEATS, self.name, K.TRICKS_PER_DEAL, K.DEALS_PER_MATCH * K.MAX_DEAL_POINTS)
+        game = Aluette(**read_options(view, Aluette))
+        hand = want_cards(view, "hand", self.deck)
+        trick = want_cards(view, "trick", self.deck)
+        played = want_cards(view, "played", self.deck)
+        disjoint({"hand": hand, "trick": trick, "played": played}, self.deck)
+        won = want_int_list(view, "tricks_won", K.N_SEATS, 0, K.TRICKS_PER_DEAL)
+        first = _want_indices(view, "first_win")
+        last = _want_indices(view, "last_win")
+        seat, leader, to_move = view["seat"], view["leader"], view["to_move"]
+        tricks_done, deal_number = view["tricks_done"], view["deal_number"]
+        complete = to_move is None
+
+        if deal_number > K.DEALS_PER_MATCH:
+            raise InvalidViewError(
+                f"deal_number {deal_number} is past the match's {K.DEALS_PER_MATCH} deals"
+            )
+        if complete and (tricks_done != K.TRICKS_PER_DEAL or trick):
+            raise InvalidViewError(
+                f"nobody is to move, yet the deal is unfinished ({tricks_done} tricks done)"
+            )
+        if not complete and tricks_done == K.TRICKS_PER_DEAL:
+            raise InvalidViewError(f"seat {to_move} cannot be to move: all nine tricks are done")
+        match_over = complete and deal_number == K.DEALS_PER_MATCH
+        # After a deal is scored the state already names the next dealer.
+        deal_dealer = (view["dealer"] - 1) % K.N_SEATS if complete and not match_over else view["dealer"]
+
+        _check_trick_record(won, first, last, tricks_done)
+        winners = [s for s in range(K.N_SEATS) if last[s] is not None]
+        expected_leader = (
+            max(winners, key=lambda s: last[s]) if winners else (deal_dealer + 1) % K.N_SEATS
+        )
+        if leader != expected_leader:
+            raise InvalidViewError(
+                f"leader {leader} contradicts the tricks won: seat {expected_leader} must lead"
+            )
+        if len(trick) > K.N_SEATS - 1:
+            raise InvalidViewError(f"a trick in progress has at most 3 cards, not {len(trick)}")
+        if not complete and to_move != (leader + len(trick)) % K.N_SEATS:
+            raise InvalidViewError(
+                f"seat {to_move} cannot be to move: seat {leader} led and "
+                f"{len(trick)} card(s) were played"
+            )
+        if len(played) != K.N_SEATS * tricks_done:
+            raise InvalidViewError(
+                f"{len(played)} played cards do not make {tricks_done} complete tricks"
+            )
+        sizes = [K.HAND_SIZE - tricks_done] * K.N_SEATS
+        for k in range(len(trick)):
+            sizes[(leader + k) % K.N_SEATS] -= 1
+        if len(hand) != sizes[seat]:
+            raise InvalidViewError(
+                f"seat {seat} should hold {sizes[seat]} cards at this point, not {len(hand)}"
+            )
+        if "hand_sizes" in view and view["hand_sizes"] != sizes:
+            raise InvalidViewError(f"hand_sizes {view['hand_sizes']!r} should be {sizes!r}")
+        _check_points(view, won, first, last, complete, deal_number)
+
+        state = game.new_match()
+        arr = state.array
+        write_common(arr, view, K.N_SEATS)
+        known = set(hand) | set(trick) | set(played)
+        unknown = [c for c in range(K.DECK_SIZE) if c not in known]
+        random.Random(seed).shuffle(unknown)
+        pos = 0
+        for s in range(K.N_SEATS):
+            if s == seat:
+                cards = hand
+            else:
+                cards = unknown[pos : pos + sizes[s]]
+                pos += sizes[s]
+            arr[K.HANDS + s] = sum(1 << c for c in cards)
+        arr[K.UNDEALT] = sum(1 << c for c in unknown[pos:])
+        for k, c in enumerate(trick):
+            arr[K.TRICK + k] = c
+        arr[K.N_IN_TRICK] = len(trick)
+        arr[K.GONE] = sum(1 << c for c in trick + played)
+        for s in range(K.N_SEATS):
+            arr[K.TRICKS_WON + s] = won[s]
+            arr[K.FIRST_WIN + s] = -1 if first[s] is None else first[s]
+            arr[K.LAST_WIN + s] = -1 if last[s] is None else last[s]
+        arr[K.SPOILED] = tricks_done - sum(won)
+        if not complete:
+            arr[PHASE] = PHASE_PLAY
+        else:
+            arr[DEAL_COMPLETE] = 1
+            arr[PHASE] = PHASE_MATCH_OVER if match_over else PHASE_DEAL_PENDING
+            if match_over:
+                mine, theirs = view["totals"][0], view["totals"][1]
+                arr[OUTCOME + 0] = arr[OUTCOME + 2] = 2 if mine > theirs else int(mine == theirs)
+                arr[OUTCOME + 1] = arr[OUTCOME + 3] = 2 - arr[OUTCOME + 0]
+            arr[TO_MOVE] = TERMINAL if match_over else CHANCE
+        log = _history_log(view, deal_dealer, trick, played)
+        if log is not None:
+            state.deals.append(log)
+        return state
+
+    # -------------------------------------------------------------- display
+    def render(self, state: State, seat: int | None = None) -> str:
+        arr = state.array
+        totals = state.totals
+        lines = [
+            f"Aluette, deal {state.deal_number} of {K.DEALS_PER_MATCH}, dealer {state.dealer}, "
+            f"match points: team 0+2 {totals[0]}, team 1+3 {totals[1]}"
+        ]
+        for s in range(K.N_SEATS):
+            mask = int(arr[K.HANDS + s])
+            if seat is None or s == seat:
+                names = sorted(self.deck.names(mask), key=strength, reverse=True)
+                cards = " ".join(names) or "-"
+            else:
+                cards = f"({bin(mask).count('1')} cards)"
+            lines.append(f"  seat {s}: {cards}   tricks {int(arr[K.TRICKS_WON + s])}")
+        if state.phase == PHASE_PLAY:
+            n = int(arr[K.N_IN_TRICK])
+            spoiled = int(arr[K.SPOILED])
+            head = f"  trick {state.tricks_done + 1}, led by seat {state.leader}"
+            if spoiled:
+                head += f" ({spoiled} spoiled so far)"
+            cards = " ".join(self.deck.name(int(c)) for c in arr[K.TRICK : K.TRICK + n])
+            lines.append(f"{head}: {cards}" if n else head)
+        elif state.deal_pending and state.deal_complete:
+            lines.append(f"  deal scored: {state.deal_points}")
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _want_indices(view: dict, key: str) -> list[int | None]:
+    """Per-seat trick indices 0..8 or ``null``."""
+    value = view[key]
+    if (
+        not isinstance(value, list)
+        or len(value) != K.N_SEATS
+        or any(
+            v is not None
+            and (isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < K.TRICKS_PER_DEAL)
+            for v in value
+        )
+    ):
+        raise InvalidViewError(
+            f"view field {key!r} must be {K.N_SEATS} trick indices 0..8 or null, not {value!r}"
+        )
+    return value
+
+
+def _check_trick_record(won, first, last, tricks_done) -> None:
+    """Tricks won, first and latest wins must describe one possible deal so far."""
+    if sum(won) > tricks_done:
+        raise InvalidViewError(f"tricks_won {won!r} add up to more than the {tricks_done} tricks done")
+    taken: dict[int, int] = {}
+    for s in range(K.N_SEATS):
+        if (won[s] == 0) != (first[s] is None) or (won[s] == 0) != (last[s] is None):
+            raise InvalidViewError(
+                f"seat {s} won {won[s]} trick(s) but first_win is {first[s]!r}, last_win {last[s]!r}"
+            )
+        if won[s] == 0:
+            continue
+        if not first[s] <= last[s] < tricks_done or last[s] - first[s] + 1 < won[s]:
+            raise InvalidViewError(
+                f"seat {s} cannot have won {won[s]} trick(s) from trick index {first[s]} "
+                f"to {last[s]} with {tricks_done} tricks done"
+            )
+        if (won[s] == 1) != (first[s] == last[s]):
+            raise InvalidViewError(f"seat {s}: first_win and last_win disagree with {won[s]} trick(s)")
+        for index in {first[s], last[s]}:
+            if index in taken:
+                raise InvalidViewError(f"trick index {index} is won by both seat {taken[index]} and seat {s}")
+            taken[index] = s
+
+
+def _check_points(view, won, first, last, complete, deal_number) -> None:
+    """Deal points and totals must fit the tricks and the deals played."""
+    points, totals = view["deal_points"], view["totals"]
+    for s in range(2):
+        if totals[s] != totals[s + 2] or points[s] != points[s + 2]:
+            raise InvalidViewError(
+                f"partners {s} and {s + 2} must share totals and deal_points: {totals!r}, {points!r}"
+            )
+    if complete:
+        scratch = np.zeros(K.STATE_SIZE, dtype=np.int64)
+        for s in range(K.N_SEATS):
+            scratch[K.TRICKS_WON + s] = won[s]
+            scratch[K.FIRST_WIN + s] = -1 if first[s] is None else first[s]
+            scratch[K.LAST_WIN + s] = -1 if last[s] is None else last[s]
+        winner, score = K.deal_winner(scratch, K.TRICKS_PER_DEAL)
+        expected = [0] * K.N_SEATS
+        if winner >= 0:
+            for s in range(K.N_SEATS):
+                if s % 2 == winner % 2:
+                    expected[s] = int(score)
+        if points != expected:
+            raise InvalidViewError(f"deal_points {points!r} should be {expected!r} for these tricks")
+    elif any(points):
+        raise InvalidViewError(f"deal_points {points!r} must be zero until the deal is scored")
+    deals_scored = deal_number - (0 if complete else 1)
+    if totals[0] + totals[1] > K.MAX_DEAL_POINTS * deals_scored:
+        raise InvalidViewError(
+            f"totals {totals!r} exceed {K.MAX_DEAL_POINTS} match points per deal over "
+            f"{deals_scored} scored deal(s)"
+        )
+    if complete and (totals[0] < points[0] or totals[1] < points[1]):
+        raise InvalidViewError(f"totals {totals!r} do not include this deal's points {points!r}")
+
+
+def _history_log(view, dealer, trick, played) -> DealLog | None:
+    """The deal's log from a non-empty ``history``, checked against the view; else ``None``."""
+    history = view["history"]
+    if not history:
+        return None
+    deck = ALUETTE_DECK
+    log = DealLog(dealer=dealer, vector=np.zeros(0, dtype=np.int64))
+    leader = (dealer + 1) % K.N_SEATS
+    won = [0] * K.N_SEATS
+    first: list[int | None] = [None] * K.N_SEATS
+    last: list[int | None] = [None] * K.N_SEATS
+    current: list[int] = []
+    for i, item in enumerate(history):
+        if not isinstance(item, dict) or set(item) != {"seat", "action"}:
+            raise InvalidViewError(f"history entry {i} must be {{'seat', 'action'}}, not {item!r}")
+        seat = (leader + len(current)) % K.N_SEATS
+        if item["seat"] != seat:
+            raise InvalidViewError(f"history entry {i}: seat {item['seat']!r} played, but seat {seat} was to")
+        try:
+            card = deck.parse(item["action"])
+        except ValueError as err:
+            raise InvalidViewError(f"history entry {i}: {err}") from None
+        current.append(card)
+        log.seats.append(seat)
+        log.actions.append(card)
+        log.texts.append(deck.name(card))
+        log.seen.append([deck.name(card)] * K.N_SEATS)
+        if len(current) == K.N_SEATS:
+            pos = int(K.trick_winner_position(np.array(current, dtype=np.int64), 0, K.N_SEATS))
+            index = len(log.trick_winners)
+            if pos < 0:
+                log.trick_winners.append(None)
+            else:
+                leader = (leader + pos) % K.N_SEATS
+                log.trick_winners.append(leader)
+                won[leader] += 1
+                first[leader] = index if first[leader] is None else first[leader]
+                last[leader] = index
+            current = []
+    if len(log.trick_winners) != view["tricks_done"] or current != trick:
+        raise InvalidViewError("history disagrees with tricks_done and the trick on the table")
+    if sorted(log.actions[: K.N_SEATS * view["tricks_done"]]) != sorted(played):
+        raise InvalidViewError("history disagrees with the played cards")
+    if (won, first, last) != (view["tricks_won"], view["first_win"], view["last_win"]):
+        raise InvalidViewError("history disagrees with tricks_won, first_win or last_win")
+    if len(set(log.actions)) != len(log.actions):
+        raise InvalidViewError("history plays a card twice")
+    if view["to_move"] is None:
+        log.points = list(view["deal_points"])
+    return log

@@ -1,0 +1,609 @@
+"""Aluette (la Vache), the five-deal partnership match: numba kernels (RULES.md §4).
+
+Cards use :data:`slagwerk.engine.cards.ALUETTE_DECK` (the Spanish deck):
+``index = suit * 12 + rank`` with suits ``c o e b`` (cups, coins, swords,
+clubs) and ranks ``2 3 4 5 6 7 8 9 J N K A`` as ``0 .. 11``. The card index
+says nothing about Aluette strength: :data:`STRENGTH` maps every card to its
+strength class, ``18`` for Monsieur (``3o``) down to ``0`` for ``3b 3e``
+(class ``k`` of the rule book is strength ``19 - k``). An action is the
+index of the card played.
+
+Per deal the state keeps, for every seat, the tricks it won, the index of
+its first and of its latest won trick. The latest one settles ties for the
+most tricks (the seat that reached the number first won its latest trick
+first) and the first one settles Mordienne (the deal winner won every trick
+from its first onwards).
+
+Every kernel follows the engine contract of :mod:`slagwerk.engine.contract`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..bits import ONE, ZERO, bit, kth_bit, popcount, rand_below, random_card
+from ..common import (
+    begin_deal,
+    end_deal,
+    end_match,
+    end_trick,
+    init_header,
+    left_of,
+    match_outcome_reward,
+    team_of,
+)
+from ..state import (
+    DEAL_NUMBER,
+    DEAL_POINTS,
+    DEALER,
+    LEADER,
+    NOBODY,
+    OBJECTIVE_DEAL,
+    PHASE,
+    PHASE_PLAY,
+    TO_MOVE,
+    TOTALS,
+    TRICKS_DONE,
+    build_layout,
+)
+
+GAME_ID = 3
+N_SEATS = 4
+N_SUITS = 4
+N_RANKS = 12
+DECK_SIZE = N_SUITS * N_RANKS
+HAND_SIZE = 9
+TRICKS_PER_DEAL = HAND_SIZE
+N_UNDEALT = DECK_SIZE - N_SEATS * HAND_SIZE
+DEALS_PER_MATCH = 5
+MORDIENNE_POINTS = 2
+"""Match points of a deal won with Mordienne (otherwise 1)."""
+MAX_DEAL_POINTS = MORDIENNE_POINTS
+ALL_CARDS = np.uint64((1 << DECK_SIZE) - 1)
+
+SUIT_CUPS, SUIT_COINS, SUIT_SWORDS, SUIT_CLUBS = 0, 1, 2, 3
+RANK_2, RANK_3, RANK_9 = 0, 1, 7
+RANK_J, RANK_N, RANK_K, RANK_A = 8, 9, 10, 11
+
+
+def _card(rank: int, suit: int) -> int:
+    return suit * N_RANKS + rank
+
+
+def _strength_table() -> np.ndarray:
+    """Strength of every card index (RULES.md §4): 18 strongest .. 0 weakest."""
+    classes = [
+        [_card(RANK_3, SUIT_COINS)],  # Monsieur
+        [_card(RANK_3, SUIT_CUPS)],  # Madame
+        [_card(RANK_2, SUIT_COINS)],  # le Borgne
+        [_card(RANK_2, SUIT_CUPS)],  # la Vache
+        [_card(RANK_9, SUIT_CUPS)],  # Grand-neuf
+        [_card(RANK_9, SUIT_COINS)],  # Petit-neuf
+        [_card(RANK_2, SUIT_CLUBS)],  # Deux de chêne
+        [_card(RANK_2, SUIT_SWORDS)],  # Deux d'écrit
+    ]
+    for rank in (RANK_A, RANK_K, RANK_N, RANK_J):
+        classes.append([_card(rank, s) for s in range(N_SUITS)])
+    classes.append([_card(RANK_9, SUIT_CLUBS), _card(RANK_9, SUIT_SWORDS)])
+    for rank in (6, 5, 4, 3, 2):  # 8 7 6 5 4
+        classes.append([_card(rank, s) for s in range(N_SUITS)])
+    classes.append([_card(RANK_3, SUIT_CLUBS), _card(RANK_3, SUIT_SWORDS)])
+    table = np.full(DECK_SIZE, -1, dtype=np.int64)
+    for k, cards in enumerate(classes):
+        for c in cards:
+            table[c] = len(classes) - 1 - k
+    if len(classes) != 19 or (table < 0).any():
+        raise RuntimeError("the Aluette strength table must place all 48 cards in 19 classes")
+    return table
+
+
+STRENGTH = _strength_table()
+"""int64[48]: the Aluette strength of each card index, 18 (``3o``) .. 0 (``3b 3e``)."""
+N_STRENGTHS = 19
+TOP_STRENGTH = N_STRENGTHS - 1
+
+OPTION_NAMES = ("first_dealer",)
+DEAL_SIZE = DECK_SIZE
+"""A deal vector lists the 48 cards: seat 0's nine, seat 1's, seat 2's, seat 3's,
+then the twelve cards that are not dealt."""
+MAX_ACTIONS = HAND_SIZE
+
+LAYOUT = build_layout(
+    [
+        ("hands", N_SEATS),  # card mask per seat
+        ("undealt", 1),  # mask of the twelve unused cards (nobody sees them)
+        ("trick", N_SEATS),  # cards of the current trick, in play order
+        ("n_in_trick", 1),  # cards played to the current trick
+        ("gone", 1),  # mask of every card played this deal (public)
+        ("tricks_won", N_SEATS),  # tricks each seat won this deal
+        ("first_win", N_SEATS),  # index (0..8) of the seat's first won trick, or -1
+        ("last_win", N_SEATS),  # index of the seat's latest won trick, or -1
+        ("spoiled", 1),  # spoiled (pourri) tricks this deal
+    ]
+)
+STATE_SIZE = LAYOUT.size
+HANDS = LAYOUT.offset["hands"]
+UNDEALT = LAYOUT.offset["undealt"]
+TRICK = LAYOUT.offset["trick"]
+N_IN_TRICK = LAYOUT.offset["n_in_trick"]
+GONE = LAYOUT.offset["gone"]
+TRICKS_WON = LAYOUT.offset["tricks_won"]
+FIRST_WIN = LAYOUT.offset["first_win"]
+LAST_WIN = LAYOUT.offset["last_win"]
+SPOILED = LAYOUT.offset["spoiled"]
+
+
+@njit(cache=True, inline="always")
+def trick_winner_position(cards, start, n):
+    """Position (in play order) of the single strongest card of ``cards[start:start + n]``.
+
+    Parameters
+    ----------
+    cards : int64 array
+        Card indices in play order from ``start`` (a state and ``TRICK``, or
+        a plain array and 0: no slice is made, slices cost reference counts).
+    start, n : int
+        Offset of the first card and number of cards to judge.
+
+    Returns
+    -------
+    int64
+        The position of the winning card, or -1 when two or more cards tie
+        for strongest (the trick is *pourri*).
+    """
+    best = np.int64(-1)
+    count = 0
+    pos = np.int64(-1)
+    for k in range(n):
+        s = STRENGTH[cards[start + k]]
+        if s > best:
+            best = s
+            count = 1
+            pos = k
+        elif s == best:
+            count += 1
+    return pos if count == 1 else np.int64(-1)
+
+
+@njit(cache=True)
+def deal_winner(state, tricks_done):
+    """The deal winner and its match points after ``tricks_done`` tricks.
+
+    Parameters
+    ----------
+    state : int64[STATE_SIZE]
+        Reads per seat ``TRICKS_WON``, ``FIRST_WIN`` and ``LAST_WIN`` (tricks
+        won, index of the first and of the latest won trick, -1 when none).
+    tricks_done : int
+        Tricks played (9 at the end of a deal).
+
+    Returns
+    -------
+    (int64, int64)
+        The seat with the most tricks, ties going to the seat that reached
+        that number first (its latest win came earliest), or ``NOBODY``; and
+        the points: 2 for Mordienne (the winner won every trick from its
+        first win through the last one played, at least two of them), 1
+        otherwise, 0 when every trick was spoiled.
+    """
+    best = np.int64(NOBODY)
+    for s in range(N_SEATS):
+        won = state[TRICKS_WON + s]
+        if won == 0:
+            continue
+        if (
+            best == NOBODY
+            or won > state[TRICKS_WON + best]
+            or (won == state[TRICKS_WON + best] and state[LAST_WIN + s] < state[LAST_WIN + best])
+        ):
+            best = s
+    if best == NOBODY:
+        return best, np.int64(0)
+    won = state[TRICKS_WON + best]
+    if won >= 2 and won == tricks_done - state[FIRST_WIN + best]:
+        return best, np.int64(MORDIENNE_POINTS)
+    return best, np.int64(1)
+
+
+# ------------------------------------------------------------------ contract
+
+
+@njit(cache=True)
+def init_match(state, options):
+    """Start a match in ``state`` (int64[STATE_SIZE], in place).
+
+    ``options`` is int64 ``[first_dealer]``. The state then waits for its
+    first deal (``PHASE_DEAL_PENDING``).
+    """
+    init_header(state, GAME_ID, N_SEATS, options[0])
+
+
+@njit(cache=True)
+def random_deal(state, rng, out):
+    """Write a uniformly random deal vector (int64[DEAL_SIZE]) into ``out``.
+
+    ``rng`` is a ``uint64[1]`` generator. Dealing in batches of three from
+    the dealer's left gives every seat a uniformly random nine, so a shuffle
+    read seat by seat is the same distribution. The shuffle is a partial
+    Fisher-Yates: the 36 dealt cards are drawn one by one and the twelve
+    left over are the unused cards (order within a group is irrelevant).
+    """
+    for i in range(DECK_SIZE):
+        out[i] = i
+    for i in range(N_SEATS * HAND_SIZE):
+        j = i + rand_below(rng, DECK_SIZE - i)
+        tmp = out[i]
+        out[i] = out[j]
+        out[j] = tmp
+
+
+@njit(cache=True)
+def apply_deal(state, deal):
+    """Deal the cards of ``deal`` (int64[DEAL_SIZE]) and start play (in place).
+
+    The dealer is already in ``state[DEALER]``; the player to its left leads.
+    """
+    begin_deal(state)
+    for seat in range(N_SEATS):
+        hand = ZERO
+        for k in range(HAND_SIZE):
+            hand |= bit(deal[seat * HAND_SIZE + k])
+        state[HANDS + seat] = np.int64(hand)
+        state[TRICKS_WON + seat] = 0
+        state[FIRST_WIN + seat] = -1
+        state[LAST_WIN + seat] = -1
+    undealt = ZERO
+    for k in range(N_SEATS * HAND_SIZE, DECK_SIZE):
+        undealt |= bit(deal[k])
+    state[UNDEALT] = np.int64(undealt)
+    state[N_IN_TRICK] = 0
+    state[GONE] = 0
+    state[SPOILED] = 0
+    leader = left_of(state[DEALER], N_SEATS)
+    state[LEADER] = leader
+    state[TO_MOVE] = leader
+    state[PHASE] = PHASE_PLAY
+
+
+@njit(cache=True)
+def legal_actions(state, out):
+    """Write the legal actions (card indices, ascending) into ``out``; return count.
+
+    There is no obligation of any kind: every card in hand is legal.
+    """
+    if state[PHASE] != PHASE_PLAY:
+        return 0
+    m = np.uint64(state[HANDS + state[TO_MOVE]])
+    n = 0
+    while m != ZERO:
+        low = m & (~m + ONE)
+        out[n] = popcount(low - ONE)
+        n += 1
+        m ^= low
+    return n
+
+
+@njit(cache=True, inline="always")
+def random_action(state, rng):
+    """A uniformly random legal action: a random card of the mover's hand."""
+    return random_card(np.uint64(state[HANDS + state[TO_MOVE]]), rng)
+
+
+@njit(cache=True, inline="always")
+def apply_action(state, action):
+    """Play card ``action`` for the seat to move (in place). Assumes it is legal."""
+    seat = state[TO_MOVE]
+    card_bit = bit(action)
+    state[HANDS + seat] = np.int64(np.uint64(state[HANDS + seat]) & ~card_bit)
+    state[GONE] = np.int64(np.uint64(state[GONE]) | card_bit)
+    n = state[N_IN_TRICK]
+    state[TRICK + n] = action
+    n += 1
+    if n < N_SEATS:
+        state[N_IN_TRICK] = n
+        state[TO_MOVE] = left_of(seat, N_SEATS)
+        return
+    _finish_trick(state)
+
+
+@njit(cache=True, inline="always")
+def _finish_trick(state):
+    """Settle a complete trick: winner or pourri, then the next lead or the deal end."""
+    index = state[TRICKS_DONE]
+    pos = trick_winner_position(state, TRICK, N_SEATS)
+    state[N_IN_TRICK] = 0
+    if pos < 0:
+        winner = np.int64(NOBODY)
+        state[SPOILED] += 1
+    else:
+        winner = (state[LEADER] + pos) % N_SEATS
+        state[TRICKS_WON + winner] += 1
+        if state[FIRST_WIN + winner] < 0:
+            state[FIRST_WIN + winner] = index
+        state[LAST_WIN + winner] = index
+    end_trick(state, winner)  # a spoiled trick keeps the same leader
+    if state[TRICKS_DONE] < TRICKS_PER_DEAL:
+        state[TO_MOVE] = state[LEADER]
+        return
+    _score_deal(state)
+
+
+@njit(cache=True)
+def _score_deal(state):
+    """Score a finished deal: the winner's team takes its points; rotate or end."""
+    winner, points = deal_winner(state, state[TRICKS_DONE])
+    if winner != NOBODY:
+        for s in range(N_SEATS):
+            if team_of(s) == team_of(winner):
+                state[DEAL_POINTS + s] = points
+                state[TOTALS + s] += points
+    if state[DEAL_NUMBER] < DEALS_PER_MATCH:
+        end_deal(state, left_of(state[DEALER], N_SEATS))
+        return
+    outcome2 = np.zeros(N_SEATS, np.int64)
+    for s in range(N_SEATS):
+        mine = state[TOTALS + s]
+        theirs = state[TOTALS + left_of(s, N_SEATS)]
+        outcome2[s] = 2 if mine > theirs else (1 if mine == theirs else 0)
+    end_match(state, outcome2)
+
+
+@njit(cache=True)
+def returns(state, objective, out):
+    """Per-seat rewards in [0, 1] into ``out`` (float64[4]).
+
+    ``OBJECTIVE_DEAL``: the deal's match-point margin of the seat's team,
+    ``(own - opponents' + 2) / 4``: 1 for a Mordienne, 0.75 for a plain
+    win, 0.5 when nobody scores (or the deal is unfinished), partners equal.
+    ``OBJECTIVE_MATCH``: the match outcome (call only on a finished match).
+    """
+    if objective == OBJECTIVE_DEAL:
+        for s in range(N_SEATS):
+            margin = state[DEAL_POINTS + s] - state[DEAL_POINTS + left_of(s, N_SEATS)]
+            out[s] = (margin + MAX_DEAL_POINTS) / (2.0 * MAX_DEAL_POINTS)
+    else:
+        match_outcome_reward(state, out)
+
+
+@njit(cache=True)
+def determinize(state, observer, rng):
+    """Redeal every card ``observer`` cannot see, uniformly (in place).
+
+    ``observer`` sees its own hand and every played card. The other three
+    hands and the twelve unused cards are pooled and dealt back with their
+    sizes kept. Play is free, so it reveals nothing about who holds what.
+    ``rng`` is a ``uint64[1]`` generator.
+    """
+    pool = np.uint64(state[UNDEALT])
+    for s in range(N_SEATS):
+        if s != observer:
+            pool |= np.uint64(state[HANDS + s])
+    for s in range(N_SEATS):
+        if s == observer:
+            continue
+        need = popcount(np.uint64(state[HANDS + s]))
+        hand = ZERO
+        for _ in range(need):
+            card = kth_bit(pool, rand_below(rng, popcount(pool)))
+            hand |= bit(card)
+            pool &= ~bit(card)
+        state[HANDS + s] = np.int64(hand)
+    state[UNDEALT] = np.int64(pool)
+
+
+# ------------------------------------------------------------ heuristic policy
+
+RACE_WEIGHT = 1.0
+"""Weight of the deal's projected match-point margin, scaled by urgency."""
+TRICK_WEIGHT = 0.2
+"""Value of a trick taken by the team (lost to the opponents: minus), early in a deal."""
+STRENGTH_COST = 0.7
+"""Cost of spending the strongest card early in a deal (cheaper cards cost less)."""
+PARTNER_HELP = 0.5
+"""Chance credited to a following partner who holds a stronger card actually taking the trick."""
+
+
+@njit(cache=True)
+def _none_drawn(pool, marked, drawn):
+    """Probability that ``drawn`` cards taken at random from ``pool`` miss all ``marked`` ones."""
+    if marked <= 0 or drawn <= 0:
+        return 1.0
+    if pool - marked < drawn:
+        return 0.0
+    p = 1.0
+    for i in range(drawn):
+        p *= (pool - marked - i) / (pool - i)
+    return p
+
+
+@njit(cache=True)
+def _margin_if(state, winner, team, run_seat):
+    """Match-point margin of ``team`` if the deal ended once the current trick
+    goes to ``winner`` (``NOBODY``: spoiled). Mordienne counts unless the deal
+    winner is ``run_seat`` (a seat known unable to win every trick left)."""
+    index = state[TRICKS_DONE]
+    best = NOBODY
+    best_won = 0
+    best_first = 0
+    best_last = 0
+    for s in range(N_SEATS):
+        won = state[TRICKS_WON + s]
+        first = state[FIRST_WIN + s]
+        last = state[LAST_WIN + s]
+        if s == winner:
+            won += 1
+            last = index
+            if first < 0:
+                first = index
+        if won == 0:
+            continue
+        if best == NOBODY or won > best_won or (won == best_won and last < best_last):
+            best, best_won, best_first, best_last = s, won, first, last
+    if best == NOBODY:
+        return 0.0
+    points = 1.0
+    if best_won >= 2 and best_won == index + 1 - best_first and best != run_seat:
+        points = float(MORDIENNE_POINTS)
+    return points if team_of(best) == team else -points
+
+
+@njit(cache=True)
+def _outcome_value(state, winner, team, urgency, trick_weight, run_seat):
+    """Value for ``team`` of the current trick going to ``winner`` (or ``NOBODY``);
+    ``run_seat`` as in :func:`_margin_if` (``NOBODY``: no such seat)."""
+    value = RACE_WEIGHT * urgency * _margin_if(state, winner, team, run_seat)
+    if winner != NOBODY:
+        value += trick_weight if team_of(winner) == team else -trick_weight
+    return value
+
+
+@njit(cache=True)
+def heuristic_action(state, rng):
+    """The heuristic partner's card for the seat to move (int64 card index).
+
+    Reads only what that seat sees: its own hand, the cards played (the
+    trick on the table included), the tricks each seat has won this deal
+    and when. ``rng`` is accepted for the contract; the policy is
+    deterministic.
+
+    Every card in hand is scored and the best one played:
+
+    1. **Trick outcome.** After the card, the trick is held by the mover's
+       team (the mover or its partner), by an opponent, or is spoiled (tied
+       at the top). Opponents still to play are assumed to beat the trick
+       whenever they hold a stronger card and to spoil it with an equal one;
+       the chance that they hold one follows from the unseen cards (other
+       hands and the twelve unused cards, uniformly spread). A partner still
+       to play who holds a stronger card is credited half a chance to rescue
+       a trick the mover cannot take.
+    2. **Outcome values.** A trick for the team is worth a little, one for
+       the opponents costs as much, a spoiled trick nothing; this fades to
+       zero by the last trick. On top comes the *race*: the match-point
+       margin if the deal ended after this trick (most individual tricks,
+       ties to who got there first, Mordienne counting 2), weighted by
+       urgency ``1 / (tricks left + 1)``, so it decides the last trick
+       alone. The mover's own Mordienne counts only when the rest of its
+       hand is stronger than every unseen card, trick for trick. This makes
+       the player concentrate tricks in the team's leader, spoil an
+       opponent's trick with an equal card when losing it would hurt (the
+       spoiler cannot win it), pursue or break a Mordienne run at the end of
+       the deal, and leave a trick its partner safely holds alone
+       (overtaking gains nothing and costs a card).
+    3. **Card cost.** Spending a strong card costs in proportion to its
+       strength and to the tricks still to come, so the player takes tricks
+       with its cheapest sufficient card and throws its weakest card when
+       the trick is lost or already safe. Exact ties go to the weaker card.
+    """
+    seat = state[TO_MOVE]
+    team = team_of(seat)
+    partner = (seat + 2) % N_SEATS
+    hand = np.uint64(state[HANDS + seat])
+    unseen = ALL_CARDS & ~hand & ~np.uint64(state[GONE])
+    n_unseen = popcount(unseen)
+    counts = np.zeros(N_STRENGTHS + 1, np.int64)  # unseen cards of each strength
+    m = unseen
+    while m != ZERO:
+        low = m & (~m + ONE)
+        counts[STRENGTH[popcount(low - ONE)]] += 1
+        m ^= low
+    above = np.zeros(N_STRENGTHS + 1, np.int64)  # above[b]: unseen cards stronger than b
+    for b in range(N_STRENGTHS - 2, -1, -1):
+        above[b] = above[b + 1] + counts[b + 1]
+
+    top_unseen = np.int64(-1)
+    for b in range(N_STRENGTHS):
+        if counts[b] > 0:
+            top_unseen = b
+    sure_cards = 0  # cards in hand stronger than any card the mover cannot see
+    m = hand
+    while m != ZERO:
+        low = m & (~m + ONE)
+        if STRENGTH[popcount(low - ONE)] > top_unseen:
+            sure_cards += 1
+        m ^= low
+
+    index = state[TRICKS_DONE]
+    left = TRICKS_PER_DEAL - 1 - index  # tricks after this one
+    urgency = 1.0 / (left + 1.0)
+    trick_weight = TRICK_WEIGHT * left / (TRICKS_PER_DEAL - 1.0)
+    card_cost = STRENGTH_COST * left / ((TRICKS_PER_DEAL - 1.0) * TOP_STRENGTH)
+
+    # The trick so far and who still plays after the mover.
+    leader = state[LEADER]
+    n = state[N_IN_TRICK]
+    best = np.int64(-1)
+    best_count = 0
+    best_seat = np.int64(NOBODY)
+    for k in range(n):
+        s = STRENGTH[state[TRICK + k]]
+        if s > best:
+            best, best_count, best_seat = s, 1, (leader + k) % N_SEATS
+        elif s == best:
+            best_count += 1
+    follower_hand = TRICKS_PER_DEAL - index  # cards held by a seat yet to play
+    opponents_after = 0
+    partner_after = False
+    opponent_value = 0.0
+    for k in range(n + 1, N_SEATS):
+        s = (leader + k) % N_SEATS
+        if s == partner:
+            partner_after = True
+        else:
+            opponents_after += 1
+            opponent_value += _outcome_value(state, s, team, urgency, trick_weight, NOBODY)
+    opponents_hand = opponents_after * follower_hand
+    if opponents_after > 0:
+        opponent_value /= opponents_after
+    value_me = _outcome_value(state, seat, team, urgency, trick_weight, NOBODY)
+    # The mover's own run is only worth 2 if its hand can take every trick left.
+    value_me_no_run = _outcome_value(state, seat, team, urgency, trick_weight, seat)
+    value_partner = _outcome_value(state, partner, team, urgency, trick_weight, NOBODY)
+    value_spoiled = _outcome_value(state, NOBODY, team, urgency, trick_weight, NOBODY)
+    value_holder = 0.0
+    if best_seat != NOBODY and best_count == 1:
+        value_holder = _outcome_value(state, best_seat, team, urgency, trick_weight, NOBODY)
+
+    choice = np.int64(-1)
+    choice_score = -1e18
+    choice_strength = N_STRENGTHS
+    m = hand
+    while m != ZERO:
+        low = m & (~m + ONE)
+        card = popcount(low - ONE)
+        m ^= low
+        strength = STRENGTH[card]
+        top = strength if strength > best else best
+        beats_none = _none_drawn(n_unseen, above[top], opponents_hand)
+        ties_none = _none_drawn(n_unseen, above[top] + counts[top], opponents_hand)
+        help_ = 0.0
+        if partner_after:
+            help_ = PARTNER_HELP * (1.0 - _none_drawn(n_unseen, above[top], follower_hand))
+        if strength > best or (
+            strength < best and best_count == 1 and team_of(best_seat) == team
+        ):
+            # Our trick: the mover's new top card, or the partner's left alone.
+            ours = value_partner
+            if strength > best:
+                sure_left = sure_cards - (1 if strength > top_unseen else 0)
+                ours = value_me if sure_left >= left else value_me_no_run
+            score = (
+                ties_none * ours
+                + (beats_none - ties_none) * value_spoiled
+                + (1.0 - beats_none) * opponent_value
+            )
+        elif strength == best or best_count > 1:
+            # Spoiled so far (or by this card): so it stays unless someone follows higher.
+            score = (
+                beats_none * ((1.0 - help_) * value_spoiled + help_ * value_partner)
+                + (1.0 - beats_none) * opponent_value
+            )
+        else:
+            # An opponent holds it and the mover's card does not reach it.
+            score = help_ * value_partner + (1.0 - help_) * value_holder
+        score -= card_cost * strength
+        if score > choice_score + 1e-12 or (
+            score > choice_score - 1e-12 and strength < choice_strength
+        ):
+            choice, choice_score, choice_strength = card, score, strength
+    return choice
