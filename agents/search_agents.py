@@ -37,7 +37,7 @@ _COMMON = {
     "time_ms": ParamSpec(float, 0.0, "wall-time budget in ms; 0 uses the iteration budget", 0.0, 600000.0),
     "c": ParamSpec(float, DEFAULT_C, "UCB1 exploration constant (rewards in [0, 1])", 0.0, 100.0),
     "playout": ParamSpec(str, "random", "playout policy", choices=tuple(PLAYOUT_POLICIES)),
-    "objective": ParamSpec(str, "match", "reward: the deal's score or the match outcome",
+    "objective": ParamSpec(str, "deal", "reward: the deal's score or the match outcome",
                            choices=tuple(OBJECTIVES)),
     "node_cap": ParamSpec(int, DEFAULT_NODE_CAP, "most tree nodes (memory bound)", 2, 1 << 26),
 }

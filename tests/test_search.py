@@ -13,19 +13,7 @@ from slagwerk.agents.match import play_match
 from slagwerk.agents.search_agents import ISMCTSAgent
 from slagwerk.engine import GAME_NAMES, SlagwerkError, contract, make_game
 from slagwerk.engine.bits import derive_seed, make_rng
-from slagwerk.engine.coins import kernels as CK
 from slagwerk.engine.errors import InvalidViewError, SpecError
-from slagwerk.engine.state import (
-    DEAL_NUMBER,
-    DEAL_POINTS,
-    DEALER,
-    LEADER,
-    PHASE,
-    PHASE_PLAY,
-    TO_MOVE,
-    TOTALS,
-    TRICKS_DONE,
-)
 from slagwerk.search import tree as T
 from slagwerk.search.ismcts import ismcts
 from slagwerk.search.pimc import pimc, uct
@@ -48,59 +36,6 @@ def random_position(game, seed: int, max_steps: int = 40):
     if state.to_move < 0:  # the random play ended the match: start a fresh one
         state = game.new_match(seed=seed)
     return state
-
-
-# ------------------------------------------------------------ a known answer
-
-
-def coins_match_point():
-    """Coins, target 10, seat 0 (9 points) plays last to a trick: seat 1 (9
-    points) led Ko, seat 2 played 2e. Seat 0 holds Ao 2o 3b 7b.
-
-    Ao beats Ko (two coins, the higher wins): seat 0 takes 2 coins and wins
-    the match. 2o loses to Ko, 3b and 7b leave coins the winning suit (cups
-    missing): each hands seat 1 the trick and the match.
-    """
-    game = make_game("coins", target=10)
-    deck = game.deck
-    hands = [deck.parse_many(h) for h in (["Ao", "2o", "3b", "7b"], ["4c", "5c", "6c"], ["7c", "8c", "9c"])]
-    trick = deck.parse_many(["Ko", "2e"])
-    used = {c for h in hands for c in h} | set(trick)
-    played = [c for c in range(deck.size) if c not in used]
-    state = game.new_match()
-    a = state.array
-    a[PHASE] = PHASE_PLAY
-    a[DEAL_NUMBER] = 1
-    a[DEALER] = 0
-    a[TRICKS_DONE] = 12
-    a[LEADER] = 1
-    a[TO_MOVE] = 0
-    a[TOTALS : TOTALS + 3] = [9, 9, 8]
-    a[DEAL_POINTS : DEAL_POINTS + 3] = [4, 3, 2]  # the 9 coins among the played cards
-    for seat, hand in enumerate(hands):
-        a[CK.HANDS + seat] = sum(1 << c for c in hand)
-    a[CK.TRICK : CK.TRICK + 2] = trick
-    a[CK.N_IN_TRICK] = 2
-    a[CK.GONE] = sum(1 << c for c in played + trick)
-    return game, state
-
-
-@pytest.mark.parametrize("objective", ["deal", "match"])
-def test_every_search_finds_the_card_that_wins_the_coins_match(objective):
-    game, state = coins_match_point()
-    view = state.view(0)
-    assert sorted(view["legal_actions"]) == sorted(["Ao", "2o", "3b", "7b"])
-    for spec in ("ismcts:iterations=200", "pimc:worlds=5,iterations_per_world=40",
-                 "pimc:worlds=5,iterations_per_world=40,flat=true"):
-        decision = make(f"{spec},objective={objective}", game, seed=3).decide(view)
-        assert decision.action == "Ao", (spec, decision.stats)
-    cheat = make(f"cheat:iterations=200,objective={objective}", game, seed=3)
-    assert cheat.decide_true_state(state).action == "Ao"
-    result = ismcts(state, iterations=400, seed=1, objective=objective, final="best_mean")
-    best = dict(zip(result.actions, result.values))
-    ao = game.deck.parse("Ao")
-    if objective == "match":  # the match ends with this trick: values are exact
-        assert best[ao] == 1.0 and all(v == 0.0 for a, v in best.items() if a != ao)
 
 
 # ------------------------------------------------------------------ no leak
