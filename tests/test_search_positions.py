@@ -7,6 +7,7 @@ the seat's view, so what they find comes from the seat's information set.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from slagwerk.agents import make
 from slagwerk.engine import GAME_NAMES, make_game
@@ -142,3 +143,82 @@ def aluette_spoil():
 def test_aluette_spoiling_wins_the_deal():
     game, state = aluette_spoil()
     _check_position(game, state, 0, "Ac")
+
+
+# ------------------------------------------------------------- Koetsieren
+
+
+def koetsieren_duck():
+    """Koetsieren, four players, spades trump, trick 4 of 5: seat 1 led Kh,
+    seats 2 and 3 played diamonds. Seat 0 bid 1 and has its trick; it holds
+    Ah (table) and 7c (hidden). Seat 1's last card, on the table, is 8c.
+
+    Ah takes this trick: two tricks, the bid is missed. Ducking with 7c
+    leaves seat 1 to lead 8c to the last trick, where the off-suit Ah cannot
+    win: the bid is made. Seat 3's last card is hidden from seat 0.
+    """
+    from slagwerk.engine.koetsieren import kernels as K
+
+    game = make_game("koetsieren", players=4)
+    p = game.deck.parse
+    remaining = [{K.SLOT_T1: "Ah", K.SLOT_H: "7c"}, {K.SLOT_T1: "8c"}, {K.SLOT_T2: "9h"}, {K.SLOT_H: "Js"}]
+    trick = ["Kh", "8d", "9d"]
+    used = {p(c) for r in remaining for c in r.values()} | {p(c) for c in trick}
+    rest = [c for c in range(game.deck.size) if c not in used]
+    played, undealt = rest[:12], rest[12:]
+    state = _start(game, dealer=3, leader=1, to_move=0, tricks_done=3)
+    a = state.array
+    a[K.TRUMP] = game.deck.suits.index("s")
+    a[K.TRUMP_MAKER] = 0
+    a[K.BIDS : K.BIDS + 4] = [1, 2, 1, 0]
+    a[K.BID_SUM] = 4
+    a[K.TRICKS_WON : K.TRICKS_WON + 4] = [1, 2, 0, 0]
+    for seat, slots in enumerate(remaining):
+        live = 0
+        for slot, card in slots.items():
+            a[K.SLOTS + seat * K.SLOTS_PER_SEAT + slot] = p(card)
+            live |= 1 << slot
+        a[K.LIVE + seat] = live
+    a[K.UNDEALT] = _mask(undealt)
+    a[K.GONE] = _mask(played) | _mask(p(c) for c in trick)
+    a[K.TRICK : K.TRICK + 3] = [p(c) for c in trick]
+    a[K.N_IN_TRICK] = 3
+    a[K.TRICK_BEST] = 0
+    return game, state
+
+
+@pytest.mark.skipif("koetsieren" not in GAME_NAMES, reason="Koetsieren is not in the engine")
+def test_koetsieren_ducking_makes_the_bid():
+    game, state = koetsieren_duck()
+    _check_position(game, state, 0, "7c")
+
+
+# ------------------------------------------------------------------ Kozel
+
+
+def kozel_rich_trick():
+    """Kozel, first trick, spades trump (8s shown): seat 1 leads Ah Th (21
+    card points); seats 2 and 3 hold no spade and no heart above them and
+    discard. Seat 0 holds 6s 7s 6c 7d: beating with the two small trumps
+    takes the trick's 21 points, and discarding gives them to the opponents.
+
+    Built through the public API from a deal vector and the first actions.
+    """
+    game = make_game("kozel")
+    p = game.deck.parse
+    hands = [["6s", "7s", "6c", "7d"], ["Ah", "Th", "8c", "9d"], ["6h", "7c", "8d", "Jc"],
+             ["7h", "9c", "6d", "Qd"]]
+    cards = [p(c) for hand in hands for c in hand]
+    stock = [c for c in range(game.deck.size) if c not in cards]
+    state = game.new_match()
+    state.deal(np.array(cards + stock + [stock.index(p("8s"))], dtype=np.int64))
+    for action in ("lead:Ah,Th", "discard:8d,7c", "discard:Qd,6d"):
+        state.apply(action)
+    return game, state
+
+
+@pytest.mark.skipif("kozel" not in GAME_NAMES, reason="Kozel is not in the engine")
+def test_kozel_beating_a_rich_trick():
+    game, state = kozel_rich_trick()
+    # the match objective needs larger budgets here: its reward is one bit after many deals
+    _check_position(game, state, 0, "beat:7s,6s", objectives=("deal",))
