@@ -1,0 +1,462 @@
+"""Aluette (RULES.md §4): every rule and ruling with hand-computed deals, views,
+state_from_view, the pure-Python reference and the conformance check.
+
+Scenarios are records: a deal is written trick by trick in play order and
+:func:`scripted_deal` hands each card to the seat that plays it (following
+the leader chain of the expected winners, which the test states by hand).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from conformance import check_game
+from paths import EXAMPLES
+from slagwerk.engine import InvalidRecordError, InvalidViewError, OptionError, contract, make_game
+from slagwerk.engine.aluette import kernels as K
+from slagwerk.engine.aluette import pure
+from slagwerk.engine.aluette.game import strength, trick_winner
+from slagwerk.engine.bits import make_rng
+from slagwerk.engine.cards import ALUETTE_DECK
+from slagwerk.engine.records import load_record, record_of, replay
+from slagwerk.engine.state import LAST_TRICK_WINNER, NOBODY, OBJECTIVE_DEAL
+
+# The rule book's table, strongest class first, written out independently of the engine.
+CLASSES = [
+    ["3o"], ["3c"], ["2o"], ["2c"], ["9c"], ["9o"], ["2b"], ["2e"],
+    ["Ao", "Ac", "Ab", "Ae"],
+    ["Ko", "Kc", "Kb", "Ke"],
+    ["No", "Nc", "Nb", "Ne"],
+    ["Jo", "Jc", "Jb", "Je"],
+    ["9b", "9e"],
+    ["8o", "8c", "8b", "8e"],
+    ["7o", "7c", "7b", "7e"],
+    ["6o", "6c", "6b", "6e"],
+    ["5o", "5c", "5b", "5e"],
+    ["4o", "4c", "4b", "4e"],
+    ["3b", "3e"],
+]
+
+
+def scripted_deal(dealer: int, tricks: list[tuple[list[str], int | None]]) -> dict:
+    """A record deal from tricks ``(cards in play order, expected winner seat or None)``.
+
+    The first trick is led by the dealer's left; a trick's winner leads the
+    next, a spoiled trick (``None``) keeps its leader. Cards not played are
+    the undealt ones.
+    """
+    hands: list[list[str]] = [[] for _ in range(4)]
+    leader = (dealer + 1) % 4
+    actions = []
+    for cards, winner in tricks:
+        for k, c in enumerate(cards):
+            hands[(leader + k) % 4].append(c)
+        actions.extend(cards)
+        if winner is not None:
+            leader = winner
+    used = set(actions)
+    assert len(used) == len(actions), "a scripted deal plays a card twice"
+    undealt = [ALUETTE_DECK.name(c) for c in range(48) if ALUETTE_DECK.name(c) not in used]
+    return {"dealer": dealer, "hands": hands, "undealt": undealt[: 48 - 4 * len(hands[0])],
+            "actions": actions}
+
+
+def record(*deals) -> dict:
+    return {"game": "aluette", "options": {}, "deals": list(deals)}
+
+
+# seat 2 loses the first two tricks, then wins the seven others: Mordienne (k = 3)
+MORDIENNE = [
+    (["Ao", "4c", "5c", "6c"], 1),  # led by seat 1 (dealer 0): the ace wins
+    (["4o", "5o", "Ko", "6o"], 3),
+    (["4e", "5e", "6e", "3o"], 2),  # Monsieur, played by seat 2
+    (["3c", "7o", "7c", "7e"], 2),
+    (["2o", "8o", "8c", "8e"], 2),
+    (["2c", "4b", "5b", "6b"], 2),
+    (["9c", "7b", "8b", "Jo"], 2),
+    (["9o", "Jc", "Je", "Jb"], 2),  # three equal knaves below the top do not spoil
+    (["2b", "No", "Nc", "Ne"], 2),
+]
+
+
+# ------------------------------------------------------------------ strength
+
+
+def test_strength_table_has_19_classes_equal_within_and_strictly_ordered_between():
+    assert sorted(c for cls in CLASSES for c in cls) == sorted(ALUETTE_DECK.names(ALUETTE_DECK.all_mask))
+    for k, cls in enumerate(CLASSES):
+        assert {strength(c) for c in cls} == {18 - k}, f"class {k + 1}: {cls}"
+
+
+# (the fours over 3b 3e need two fillers weaker than a four: there are none, so
+# that last step is covered by the table test only)
+@pytest.mark.parametrize("k", range(len(CLASSES) - 2))
+def test_each_class_beats_the_next_in_a_trick(k):
+    stronger, weaker = CLASSES[k][0], CLASSES[k + 1][-1]
+    fillers = [c for c in ("3b", "3e", "4o", "4c") if c != weaker][:2]
+    assert trick_winner([weaker, stronger, *fillers], leader=0) == 1
+    assert trick_winner([stronger, weaker, *fillers], leader=2) == 2
+
+
+@pytest.mark.parametrize("cls", [c for c in CLASSES[:-1] if len(c) > 1], ids=lambda c: c[0][0] + "-group")
+def test_equal_group_cards_tie_and_spoil_the_trick(cls):
+    # every pair of the group ties at the top over the two weakest cards
+    for i, a in enumerate(cls):
+        for b in cls[i + 1 :]:
+            assert trick_winner([a, "3b", b, "3e"], leader=0) is None, (a, b)
+
+
+def test_trick_winner_examples():
+    assert trick_winner(["Ab", "Kc", "3o", "4e"], leader=1) == 3  # Monsieur wins
+    assert trick_winner(["9c", "9o", "9b", "9e"], leader=0) == 0  # Grand-neuf > Petit-neuf > 9b = 9e
+    assert trick_winner(["2e", "2b", "2c", "2o"], leader=3) == 2  # le Borgne is the top two
+    assert trick_winner(["Ab", "Ae", "4o", "4c"], leader=0) is None  # two aces tie: pourri
+    assert trick_winner(["Nb", "Ne", "No", "4c"], leader=0) is None  # three knights tie
+    assert trick_winner(["Kb", "Ke", "Ko", "Kc"], leader=0) is None  # four kings tie
+    assert trick_winner(["Ao", "Ac", "3o", "4e"], leader=0) == 2  # a tie below the top is harmless
+
+
+# --------------------------------------------------------------- one deal
+
+
+def test_deal_left_of_dealer_leads_and_the_winner_leads_next():
+    game = make_game("aluette", first_dealer=2)
+    state = game.new_match()
+    deal = scripted_deal(2, MORDIENNE)  # same cards; the seats follow from dealer 2
+    state.deal(game.deal_from_json(deal))
+    assert state.to_move == 3 and state.leader == 3
+    for text in deal["actions"][:4]:
+        state.apply(text)
+    assert state.deals[-1].trick_winners == [3] and state.to_move == 3
+
+
+def test_mordienne_scores_two():
+    result = replay(record(scripted_deal(0, MORDIENNE)))
+    assert result["deals"][0]["trick_winners"] == [1, 3, 2, 2, 2, 2, 2, 2, 2]
+    assert result["deals"][0]["points"] == [2, 0, 2, 0]
+    assert result["totals"] == [2, 0, 2, 0] and result["outcome"] is None
+
+
+def test_a_spoiled_last_trick_breaks_mordienne_with_four_tied_cards():
+    tricks = MORDIENNE[:8] + [(["Nb", "No", "Nc", "Ne"], None)]  # four knights: pourri
+    result = replay(record(scripted_deal(0, tricks)))
+    assert result["deals"][0]["trick_winners"] == [1, 3, 2, 2, 2, 2, 2, 2, None]
+    assert result["deals"][0]["points"] == [1, 0, 1, 0]
+
+
+def test_a_last_trick_won_by_another_seat_breaks_mordienne():
+    tricks = MORDIENNE[:8] + [(["Nc", "2b", "Ne", "Nb"], 3)]  # seat 3's 2b beats the knights
+    result = replay(record(scripted_deal(0, tricks)))
+    assert result["deals"][0]["trick_winners"] == [1, 3, 2, 2, 2, 2, 2, 2, 3]
+    assert result["deals"][0]["points"] == [1, 0, 1, 0]  # seat 2 still has the most tricks
+
+
+def test_a_win_before_the_run_breaks_mordienne():
+    tricks = [
+        (["4c", "Ao", "5c", "6c"], 2),  # seat 2 wins the first trick
+        (["4o", "Ko", "5o", "6o"], 3),  # then loses the second
+        *MORDIENNE[2:],  # and wins the seven others
+    ]
+    result = replay(record(scripted_deal(0, tricks)))
+    assert result["deals"][0]["trick_winners"] == [2, 3, 2, 2, 2, 2, 2, 2, 2]
+    assert result["deals"][0]["points"] == [1, 0, 1, 0]
+
+
+def all_spoiled() -> list:
+    """Nine pourri tricks: every trick ties two equal cards at the top (four of
+    clubs, five to eight of clubs stay unused)."""
+    groups = [("Ao", "Ac"), ("Ab", "Ae"), ("Ko", "Kc"), ("Kb", "Ke"), ("No", "Nc"), ("Nb", "Ne"),
+              ("Jo", "Jc"), ("Jb", "Je"), ("9b", "9e")]
+    lows = [c for c in ALUETTE_DECK.names(ALUETTE_DECK.all_mask) if strength(c) <= 5]
+    tricks = []
+    for k, (a, b) in enumerate(groups):
+        tricks.append(([a, lows[2 * k], b, lows[2 * k + 1]], None))
+    return tricks
+
+
+def nine_trick_deal(dealer: int) -> dict:
+    """The dealer's left leads the nine strongest cards and takes every trick."""
+    tops = ["3o", "3c", "2o", "2c", "9c", "9o", "2b", "2e", "Ao"]
+    fillers = [c for c in ALUETTE_DECK.names(ALUETTE_DECK.all_mask) if strength(c) <= 8]
+    return scripted_deal(dealer, [([top, *fillers[3 * k : 3 * k + 3]], (dealer + 1) % 4)
+                                  for k, top in enumerate(tops)])
+
+
+def test_all_nine_spoiled_nobody_scores_and_the_leader_never_changes():
+    deal = scripted_deal(1, all_spoiled())
+    state = load_record({"game": "aluette", "options": {"first_dealer": 1}, "deals": [deal]})
+    assert state.deals[-1].trick_winners == [None] * 9
+    assert state.leader == 2  # seat 2, left of dealer 1, led all nine
+    assert state.deal_points == [0, 0, 0, 0] and state.totals == [0, 0, 0, 0]
+    assert state.deals[-1].points == [0, 0, 0, 0]
+    assert state.deal_pending and state.dealer == 2  # the dealer moves one seat left
+
+
+def test_pourri_keeps_the_leader_and_records_nobody():
+    state = make_game("aluette").new_match()
+    deal = scripted_deal(0, all_spoiled())
+    state.deal(state.game.deal_from_json(deal))
+    for text in deal["actions"][:4]:
+        state.apply(text)
+    assert state.tricks_done == 1 and state.array[LAST_TRICK_WINNER] == NOBODY
+    assert state.leader == 1 and state.to_move == 1
+    assert int(state.array[K.SPOILED]) == 1
+    assert list(state.array[K.TRICKS_WON : K.TRICKS_WON + 4]) == [0, 0, 0, 0]
+
+
+def test_two_tricks_at_the_end_after_seven_spoiled_are_a_mordienne_but_one_is_not():
+    spoiled = all_spoiled()
+    two = spoiled[:7] + [(["3o", "5b", "6b", "7b"], 1), (["3c", "8b", "2e", "2b"], 1)]
+    result = replay(record(scripted_deal(0, two)))
+    assert result["deals"][0]["trick_winners"] == [None] * 7 + [1, 1]
+    assert result["deals"][0]["points"] == [0, 2, 0, 2]  # k = 8: two tricks suffice
+    one = spoiled[:8] + [(["3o", "5b", "6b", "7b"], 1)]
+    result = replay(record(scripted_deal(0, one)))
+    assert result["deals"][0]["points"] == [0, 1, 0, 1]  # k = 9 is not a Mordienne
+
+
+def test_winning_all_nine_is_a_mordienne():
+    result = replay(record(nine_trick_deal(2)))
+    assert result["deals"][0]["trick_winners"] == [3] * 9
+    assert result["deals"][0]["points"] == [0, 2, 0, 2]
+
+
+# the tie for most tricks goes to the seat that reached the number first
+TIE = [
+    (["4c", "5c", "Ao", "6c"], 3),  # led by seat 1: seat 3 wins (its first win is the earliest)
+    (["4o", "Ac", "5o", "6o"], 0),
+    (["Ae", "4e", "5e", "6e"], 0),
+    (["7c", "Ab", "7o", "7e"], 1),
+    (["8c", "8o", "Kc", "8e"], 3),
+    (["4b", "Ko", "5b", "6b"], 0),  # seat 0 reaches three tricks
+    (["Ke", "Kb", "7b", "8b"], None),  # pourri: seat 0 leads again
+    (["Jc", "Jo", "No", "Je"], 2),
+    (["9b", "Nc", "9e", "Jb"], 3),  # seat 3 reaches three tricks later, with the last trick
+]
+
+
+def test_most_tricks_tie_goes_to_who_reached_the_number_first():
+    result = replay(record(scripted_deal(0, TIE)))
+    assert result["deals"][0]["trick_winners"] == [3, 0, 0, 1, 3, 0, None, 2, 3]
+    assert result["deals"][0]["points"] == [1, 0, 1, 0]
+
+
+def test_deal_winner_kernel_on_counts():
+    state = np.zeros(K.STATE_SIZE, np.int64)
+    won, first, last = [3, 1, 1, 3], [1, 3, 7, 0], [5, 3, 7, 8]
+    state[K.TRICKS_WON : K.TRICKS_WON + 4] = won
+    state[K.FIRST_WIN : K.FIRST_WIN + 4] = first
+    state[K.LAST_WIN : K.LAST_WIN + 4] = last
+    assert tuple(int(v) for v in K.deal_winner(state, 9)) == (0, 1)
+    state[K.TRICKS_WON : K.TRICKS_WON + 4] = [0, 0, 2, 0]
+    state[K.FIRST_WIN : K.FIRST_WIN + 4] = [-1, -1, 7, -1]
+    state[K.LAST_WIN : K.LAST_WIN + 4] = [-1, -1, 8, -1]
+    assert tuple(int(v) for v in K.deal_winner(state, 9)) == (2, 2)
+    state[K.TRICKS_WON : K.TRICKS_WON + 4] = 0
+    assert int(K.deal_winner(state, 9)[0]) == NOBODY
+
+
+# ------------------------------------------------------------------ a match
+
+
+def one_trick_deal(dealer: int) -> dict:
+    """The dealer's left wins the first trick, the eight others are spoiled: 1 point."""
+    spoiled = all_spoiled()
+    return scripted_deal(dealer, [(["3o", "5b", "6b", "7b"], (dealer + 1) % 4), *spoiled[1:]])
+
+
+def test_five_deal_match_win_with_dealer_rotation():
+    # dealers 0 1 2 3 0: the first leaders 1 2 3 0 1 win one point each for their team
+    deals = [one_trick_deal(d) for d in (0, 1, 2, 3, 0)]
+    result = replay(record(*deals))
+    assert [d["points"] for d in result["deals"]] == [[0, 1, 0, 1], [1, 0, 1, 0]] * 2 + [[0, 1, 0, 1]]
+    assert result["totals"] == [2, 3, 2, 3]
+    assert result["outcome"] == [0, 1, 0, 1]
+
+
+def test_five_deal_match_draw():
+    deals = [one_trick_deal(0), one_trick_deal(1), scripted_deal(2, all_spoiled()),
+             nine_trick_deal(3), nine_trick_deal(0)]
+    state = load_record(record(*deals))
+    assert state.totals == [3, 3, 3, 3]
+    assert state.is_terminal and state.outcome == [0.5, 0.5, 0.5, 0.5]
+    out = np.zeros(4)
+    contract.returns(state.array, 1, out)
+    assert list(out) == [0.5] * 4
+
+
+def test_match_is_over_after_five_deals_and_dealers_must_rotate():
+    deals = [one_trick_deal(d) for d in (0, 1, 2, 3, 0)]
+    with pytest.raises(InvalidRecordError, match="deal 6: the match ended"):
+        load_record(record(*deals, one_trick_deal(1)))
+    with pytest.raises(InvalidRecordError, match=r"deal 2: dealer 2 contradicts the rules .*seat 1"):
+        load_record(record(one_trick_deal(0), one_trick_deal(2)))
+
+
+def test_deal_returns_are_the_normalised_margin():
+    out = np.zeros(4)
+    state = load_record(record(scripted_deal(0, MORDIENNE)))
+    contract.returns(state.array, OBJECTIVE_DEAL, out)
+    assert list(out) == [1.0, 0.0, 1.0, 0.0]
+    state = load_record(record(scripted_deal(0, TIE)))
+    contract.returns(state.array, OBJECTIVE_DEAL, out)
+    assert list(out) == [0.75, 0.25, 0.75, 0.25]
+    state = load_record(record(scripted_deal(0, all_spoiled())))
+    contract.returns(state.array, OBJECTIVE_DEAL, out)
+    assert list(out) == [0.5] * 4
+
+
+# ------------------------------------------------------------- records
+
+
+def test_examples_replay_exactly():
+    for path in sorted(EXAMPLES.glob("aluette-*.json")):
+        example = json.loads(path.read_text())
+        assert replay(example["record"]) == example["expected"], path.name
+
+
+def test_record_errors_name_the_problem():
+    deal = scripted_deal(0, MORDIENNE)
+    bad = dict(deal, hands=[h[:] for h in deal["hands"]])
+    bad["hands"][1][0] = bad["hands"][0][0]
+    with pytest.raises(InvalidRecordError, match="dealt twice"):
+        load_record(record(bad))
+    short = dict(deal, hands=[deal["hands"][0][:8], *deal["hands"][1:]])
+    with pytest.raises(InvalidRecordError, match="hand of seat 0 has 8 cards, not 9"):
+        load_record(record(short))
+    wrong_undealt = dict(deal, undealt=deal["undealt"][:-1] + [deal["hands"][0][0]])
+    with pytest.raises(InvalidRecordError, match="'undealt' lists dealt cards"):
+        load_record(record(wrong_undealt))
+    without_undealt = {k: v for k, v in deal.items() if k != "undealt"}
+    assert replay(record(without_undealt)) == replay(record(deal))
+    illegal = dict(deal, actions=["Ao", "Ao"])
+    with pytest.raises(InvalidRecordError, match=r"deal 1, action 1 \('Ao'\).*not legal for seat 2"):
+        load_record(record(illegal))
+    with pytest.raises(OptionError, match="unknown option 'target'"):
+        make_game("aluette", target=3)
+
+
+def test_record_round_trip_of_a_played_match():
+    state = make_game("aluette", first_dealer=3).new_match()
+    rng = make_rng(8)
+    buffer = np.zeros(contract.MAX_ACTIONS, np.int64)
+    while not state.is_terminal:
+        if state.deal_pending:
+            state.deal(rng=rng)
+        else:
+            state.apply(int(contract.random_action(state.array, rng, buffer)))
+    rec = json.loads(json.dumps(record_of(state)))
+    assert np.array_equal(load_record(rec).array, state.array)
+    assert [d["dealer"] for d in rec["deals"]] == [3, 0, 1, 2, 3]
+    assert len(rec["deals"][0]["undealt"]) == 12
+
+
+# --------------------------------------------------------------- views
+
+
+def mid_deal_tie(actions: int = 18):
+    """The TIE deal after four tricks and two cards of the fifth (seat 3 to move)."""
+    deal = scripted_deal(0, TIE)
+    return deal, load_record(record(dict(deal, actions=deal["actions"][:actions])))
+
+
+def test_view_shows_only_the_seats_own_cards_and_public_facts():
+    deal, state = mid_deal_tie()
+    game = state.game
+    view = state.view(3)
+    assert state.to_move == 3 and view["legal_actions"] == view["hand"]
+    assert set(view["hand"]) < set(deal["hands"][3]) and len(view["hand"]) == 5
+    assert view["tricks_won"] == [2, 1, 0, 1] and view["tricks_done"] == 4
+    assert view["first_win"] == [1, 3, None, 0] and view["last_win"] == [2, 3, None, 0]
+    assert view["trick"] == ["8c", "8o"] and len(view["played"]) == 16
+    assert view["hand_sizes"] == [5, 4, 4, 5] and view["leader"] == 1
+    shown = set(json.dumps(view).replace('"', " ").replace(",", " ").replace("]", " ").split())
+    for s in (0, 1, 2):
+        assert not shown & set(state.view(s)["hand"]), f"seat 3's view shows a card of seat {s}"
+    assert not shown & set(deal["undealt"]), "seat 3's view shows an unused card"
+    assert game.state_from_view(view, seed=5).view(3) == view
+    picture = game.render(state, seat=3)
+    assert "seat 0: (5 cards)" in picture and "trick 5, led by seat 1: 8c 8o" in picture
+
+
+def test_state_from_view_rejects_inconsistent_views():
+    _, state = mid_deal_tie()
+    game = state.game
+    view = state.view(3)
+    cases = [
+        (dict(view, hand=view["hand"][:-1]), "should hold 5 cards"),
+        (dict(view, trick=[view["hand"][0], "8o"]), "appears twice"),
+        (dict(view, leader=2), "leader 2 contradicts the tricks won: seat 1 must lead"),
+        (dict(view, to_move=0), "seat 0 cannot be to move"),
+        (dict(view, tricks_won=[2, 1, 1, 1]), "add up to more than the 4 tricks"),
+        (dict(view, first_win=[1, 3, None, 2], last_win=[2, 3, None, 2]), "trick index 2 is won by both"),
+        (dict(view, last_win=[2, 3, None, 5]), "seat 3 cannot have won 1 trick"),
+        (dict(view, deal_points=[1, 0, 1, 0]), "must be zero until the deal is scored"),
+        (dict(view, totals=[1, 0, 0, 0]), "partners 0 and 2 must share"),
+        (dict(view, totals=[5, 0, 5, 0]), "exceed 2 match points per deal"),
+        (dict(view, played=view["played"][:-1]), "15 played cards do not make 4 complete tricks"),
+        (dict(view, history=view["history"][:-1]), "history disagrees"),
+        (dict(view, deal_number=6), "past the match's 5 deals"),
+        (dict(view, cheat=1), "unknown field 'cheat'"),
+        ({k: v for k, v in view.items() if k != "first_win"}, "needs the field 'first_win'"),
+        (dict(view, first_win=[1, 3, "x", 0]), "first_win"),
+    ]
+    for bad, message in cases:
+        with pytest.raises(InvalidViewError, match=message):
+            game.state_from_view(bad)
+    # an empty history is accepted: the other fields still describe the position
+    assert game.state_from_view(dict(view, history=[]), seed=1).to_move == 3
+
+
+def test_state_from_view_of_finished_deals_and_match():
+    state = load_record(record(*[one_trick_deal(d) for d in (0, 1, 2, 3, 0)]))
+    game = state.game
+    for seat in range(4):
+        view = state.view(seat)
+        assert view["to_move"] is None and view["deal_points"] == [0, 1, 0, 1]
+        rebuilt = game.state_from_view(view)
+        assert rebuilt.is_terminal and rebuilt.outcome == [0, 1, 0, 1]
+        assert rebuilt.view(seat) == view
+    between = load_record(record(one_trick_deal(0)))
+    view = between.view(0)
+    rebuilt = game.state_from_view(view)
+    assert rebuilt.deal_pending and rebuilt.dealer == 1 and rebuilt.view(0) == view
+
+
+# ---------------------------------------------------------- pure Python
+
+
+def test_pure_reference_playouts_obey_the_rules():
+    rng = random.Random(4)
+    for _ in range(300):
+        result = pure.random_playout(rng, dealer=rng.randrange(4))
+        winners, points = result["trick_winners"], result["points"]
+        assert len(winners) == 9
+        assert points[0] == points[2] and points[1] == points[3]
+        assert min(points[0], points[1]) == 0 and max(points) in (0, 1, 2)
+        assert (max(points) == 0) == all(w is None for w in winners)
+        # the engine's scoring agrees on the same trick results
+        state = np.zeros(K.STATE_SIZE, np.int64)
+        state[K.FIRST_WIN : K.FIRST_WIN + 4] = -1
+        state[K.LAST_WIN : K.LAST_WIN + 4] = -1
+        for index, w in enumerate(winners):
+            if w is not None:
+                state[K.TRICKS_WON + w] += 1
+                state[K.LAST_WIN + w] = index
+                if state[K.FIRST_WIN + w] < 0:
+                    state[K.FIRST_WIN + w] = index
+        seat, score = (int(v) for v in K.deal_winner(state, 9))
+        assert score == max(points) and (score == 0 or points[seat] == score)
+    assert pure.STRENGTH["3o"] > pure.STRENGTH["3c"] > pure.STRENGTH["Ae"] == pure.STRENGTH["Ab"]
+    assert pure.trick_winner(["Ab", "Ae", "4o", "4c"]) is None
+
+
+# ------------------------------------------------------------ conformance
+
+
+def test_conformance():
+    check_game(make_game("aluette"), matches=2, seed=31)
+    check_game(make_game("aluette", first_dealer=2), matches=1, seed=32)
