@@ -2,7 +2,7 @@
 
 >>> from slagwerk.engine import make_game, GAME_NAMES
 >>> GAME_NAMES
-('coins', 'aluette')
+('coins', 'koetsieren', 'aluette')
 >>> make_game("coins").n_players
 3
 """
@@ -19,6 +19,7 @@ from .errors import (
     SlagwerkError,
 )
 from .game import Game, State
+from .koetsieren import Koetsieren
 
 # isort: split
 # After engine.game: the contract imports every game's kernels while engine.game
@@ -28,6 +29,7 @@ from .aluette import Aluette
 
 GAMES: dict[str, type[Game]] = {
     "coins": Coins,
+    "koetsieren": Koetsieren,
     "aluette": Aluette,
 }
 """Every game by name."""

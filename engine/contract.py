@@ -55,14 +55,17 @@ from numba import njit
 
 from .aluette import kernels as aluette
 from .coins import kernels as coins
+from .koetsieren import kernels as koetsieren
 from .state import GAME, PHASE, PHASE_MATCH_OVER, TO_MOVE
 
 COINS = coins.GAME_ID
 ALUETTE = aluette.GAME_ID
+KOETSIEREN = koetsieren.GAME_ID
 
 GAME_MODULES = {
     "coins": coins,
     "aluette": aluette,
+    "koetsieren": koetsieren,
 }
 """Kernel module of every game, by name."""
 
@@ -100,6 +103,8 @@ def random_deal(state, rng, out):
         coins.random_deal(state, rng, out)
     elif g == ALUETTE:
         aluette.random_deal(state, rng, out)
+    elif g == KOETSIEREN:
+        koetsieren.random_deal(state, rng, out)
 
 
 @njit(cache=True, inline="always")
@@ -110,6 +115,8 @@ def apply_deal(state, deal):
         coins.apply_deal(state, deal)
     elif g == ALUETTE:
         aluette.apply_deal(state, deal)
+    elif g == KOETSIEREN:
+        koetsieren.apply_deal(state, deal)
 
 
 @njit(cache=True, inline="always")
@@ -120,6 +127,8 @@ def legal_actions(state, out):
         return coins.legal_actions(state, out)
     elif g == ALUETTE:
         return aluette.legal_actions(state, out)
+    elif g == KOETSIEREN:
+        return koetsieren.legal_actions(state, out)
     return 0
 
 
@@ -131,6 +140,8 @@ def apply_action(state, action):
         coins.apply_action(state, action)
     elif g == ALUETTE:
         aluette.apply_action(state, action)
+    elif g == KOETSIEREN:
+        koetsieren.apply_action(state, action)
 
 
 @njit(cache=True)
@@ -141,6 +152,8 @@ def returns(state, objective, out):
         coins.returns(state, objective, out)
     elif g == ALUETTE:
         aluette.returns(state, objective, out)
+    elif g == KOETSIEREN:
+        koetsieren.returns(state, objective, out)
 
 
 @njit(cache=True)
@@ -151,6 +164,8 @@ def determinize(state, observer, rng):
         coins.determinize(state, observer, rng)
     elif g == ALUETTE:
         aluette.determinize(state, observer, rng)
+    elif g == KOETSIEREN:
+        koetsieren.determinize(state, observer, rng)
 
 
 @njit(cache=True)
@@ -161,6 +176,8 @@ def heuristic_action(state, rng):
         return coins.heuristic_action(state, rng)
     elif g == ALUETTE:
         return aluette.heuristic_action(state, rng)
+    elif g == KOETSIEREN:
+        return koetsieren.heuristic_action(state, rng)
     return -1
 
 
@@ -173,6 +190,8 @@ def random_action(state, rng, actions):
         return coins.random_action(state, rng)
     elif g == ALUETTE:
         return aluette.random_action(state, rng)
+    elif g == KOETSIEREN:
+        return koetsieren.random_action(state, rng)
     return -1
 
 

@@ -1,0 +1,422 @@
+"""Koetsieren for people and tools: notation, records, views (RULES.md §2, §5).
+
+Inverted visibility: a seat sees everyone's table cards, the *other* seats'
+forehead cards and its own hidden card. Its view writes ``??`` for its own
+forehead cards and the others' hidden cards, and ``null`` for a slot whose
+card has been played.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from ..cards import KOETSIEREN_DECK, UNKNOWN_CARD
+from ..errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError
+from ..game import Game, OptionSpec, State
+from ..state import (
+    DEAL_COMPLETE,
+    LAST_TRICK_WINNER,
+    OUTCOME,
+    PHASE,
+    PHASE_DEAL_PENDING,
+    PHASE_MATCH_OVER,
+    PHASE_PLAY,
+    TERMINAL,
+    TO_MOVE,
+)
+from ..views import (
+    COMMON_KEYS,
+    check_keys,
+    common_view,
+    disjoint,
+    read_common,
+    read_options,
+    want_cards,
+    want_int,
+    want_int_list,
+    write_common,
+)
+from . import kernels as K
+
+VIEW_KEYS = COMMON_KEYS + ("trump_maker", "trump", "bids", "tricks_won", "hands", "trick", "played")
+HAND_KEYS = ("table", "forehead", "hidden")
+SUIT_LETTERS = KOETSIEREN_DECK.suits
+# The view's and the record's form of a seat's five slots, in slot order.
+SLOT_PLACES = (("table", 0), ("table", 1), ("forehead", 0), ("forehead", 1), ("hidden", None))
+
+
+def can_see(seat: int, owner: int, slot: int) -> bool:
+    """Whether ``seat`` sees the card in ``slot`` of ``owner`` (while unplayed)."""
+    if slot == K.SLOT_H:
+        return seat == owner
+    if slot in (K.SLOT_F1, K.SLOT_F2):
+        return seat != owner
+    return True
+
+
+class Koetsieren(Game):
+    """Koetsieren: 2 to 6 players, cards on the forehead, bid exactly your tricks.
+
+    >>> game = Koetsieren(players=3)
+    >>> state = game.new_match(seed=5)
+    >>> state.to_move, state.legal_texts()
+    (1, ['trump:c', 'trump:d', 'trump:h', 'trump:s'])
+    >>> state.apply("trump:h")
+    7
+    >>> state.legal_texts()[:3]
+    ['bid:0', 'bid:1', 'bid:2']
+    """
+
+    name = "koetsieren"
+    kernels = K
+    deck = KOETSIEREN_DECK
+    option_specs = {
+        "players": OptionSpec(K.DEFAULT_PLAYERS, K.MIN_PLAYERS, K.N_SEATS, "number of players"),
+        "first_dealer": OptionSpec(0, 0, K.N_SEATS - 1, "dealer of the first deal"),
+    }
+
+    @property
+    def n_players(self) -> int:
+        return self.options["players"]
+
+    # ------------------------------------------------------------ notation
+    def action_text(self, state: State, action: int, seat: int | None = None) -> str:
+        """``trump:h``, ``bid:2``, or a play: the card, except where ``seat`` cannot
+        see it (its own forehead: ``F1``/``F2``; another seat's hidden card: ``H``)."""
+        action = int(action)
+        if action >= K.BID_BASE:
+            return f"bid:{action - K.BID_BASE}"
+        if action >= K.TRUMP_BASE:
+            return f"trump:{SUIT_LETTERS[action - K.TRUMP_BASE]}"
+        mover = state.to_move
+        if seat is not None and not can_see(seat, mover, action):
+            return K.SLOT_NAMES[action]
+        card = int(state.array[K.SLOTS + mover * K.SLOTS_PER_SEAT + action])
+        if card == K.EMPTY_SLOT:
+            return K.SLOT_NAMES[action]
+        return self.deck.name(card)
+
+    def parse_action(self, state: State, text: str) -> int:
+        """The legal action written ``text``: ``trump:s``, ``bid:n``, a card, or a
+        slot name (``T1 T2 F1 F2 H``) of the mover."""
+        if not isinstance(text, str):
+            raise IllegalActionError(f"an action is written as text, not {text!r}")
+        legal = state.legal_actions()
+        if state.phase == PHASE_PLAY and text in K.SLOT_NAMES:
+            slot = K.SLOT_NAMES.index(text)
+            if slot in legal:
+                return slot
+        for action in legal:
+            if text == self.action_text(state, action):
+                return action
+        raise IllegalActionError(self.explain_illegal(state, text, legal))
+
+    def explain_illegal(self, state: State, text: str, legal: list[int]) -> str:
+        phase = state.phase
+        seat = state.to_move
+        if phase == K.PHASE_BID and text.startswith("bid:"):
+            barred = int(K.barred_bid(state.array))
+            if text == f"bid:{barred}":
+                others = int(state.array[K.BID_SUM])
+                return (
+                    f"{text!r} is barred by the hook: the trump maker (seat {seat}) bids last and "
+                    f"may not bring the sum of the bids to {K.HOOK_SUM} (the others bid {others})"
+                )
+            return f"{text!r} is not a bid: bids are bid:0 .. bid:{K.MAX_BID}"
+        if phase == K.PHASE_TRUMP:
+            return (
+                f"{text!r} is not legal: seat {seat} (the trump maker) names trump first "
+                f"(trump:c, trump:d, trump:h or trump:s)"
+            )
+        if phase == K.PHASE_BID:
+            return f"{text!r} is not legal: seat {seat} must bid (bid:0 .. bid:{K.MAX_BID})"
+        if phase == PHASE_PLAY:
+            slots = " ".join(
+                f"{name}={self.action_text(state, slot, seat) if slot in legal else '(played)'}"
+                for slot, name in enumerate(K.SLOT_NAMES)
+            )
+            if text in K.SLOT_NAMES:
+                return f"{text!r}: seat {seat} has already played the card of slot {text} ({slots})"
+            if text.startswith(("bid:", "trump:")):
+                return f"{text!r} is not legal: the bidding is over and seat {seat} plays a card ({slots})"
+            return f"{text!r} is not a card in a slot of seat {seat} ({slots})"
+        return super().explain_illegal(state, text, legal)
+
+    # ---------------------------------------------------------------- deals
+    def deal_to_json(self, vector: np.ndarray) -> dict:
+        n = self.n_players
+        names = [self.deck.name(c) for c in vector]
+        hands = []
+        for s in range(n):
+            t1, t2, f1, f2, h = names[s * K.SLOTS_PER_SEAT : (s + 1) * K.SLOTS_PER_SEAT]
+            hands.append({"table": [t1, t2], "forehead": [f1, f2], "hidden": h})
+        return {"hands": hands, "undealt": names[n * K.SLOTS_PER_SEAT :]}
+
+    def deal_from_json(self, deal: dict) -> np.ndarray:
+        """The deal vector of ``{"hands": [{"table", "forehead", "hidden"}, ...], "undealt"}``.
+
+        ``undealt`` may be left out: it is then the rest of the deck.
+        """
+        n = self.n_players
+        hands = deal.get("hands")
+        if not isinstance(hands, list) or len(hands) != n:
+            raise InvalidRecordError(f"'hands' must list {n} hands (one per seat), not {hands!r}")
+        cards: list[int] = []
+        for seat, hand in enumerate(hands):
+            cards.extend(_parse_hand(self.deck, hand, seat))
+        undealt_given = "undealt" in deal
+        undealt_texts = deal.get("undealt")
+        try:
+            undealt = self.deck.parse_many(undealt_texts, what="'undealt'") if undealt_given else []
+        except CardError as err:
+            raise InvalidRecordError(str(err)) from None
+        dealt_twice = sorted({self.deck.name(c) for c in cards + undealt if (cards + undealt).count(c) > 1})
+        if dealt_twice:
+            raise InvalidRecordError(f"a card is dealt twice: {', '.join(dealt_twice)}")
+        rest = [c for c in range(K.DECK_SIZE) if c not in cards]
+        if not undealt_given:
+            undealt = rest
+        elif len(undealt) != len(rest):
+            missing = [self.deck.name(c) for c in rest if c not in undealt]
+            raise InvalidRecordError(
+                f"'undealt' must list the {len(rest)} cards not in a hand; missing: {', '.join(missing)}"
+            )
+        return np.array(cards + undealt, dtype=np.int64)
+
+    # ---------------------------------------------------------------- views
+    def view(self, state: State, seat: int) -> dict:
+        arr = state.array
+        n = self.n_players
+        view = common_view(state, seat)
+        trick = []
+        if state.phase == PHASE_PLAY:
+            trick = [self.deck.name(c) for c in arr[K.TRICK : K.TRICK + int(arr[K.N_IN_TRICK])]]
+        trump = int(arr[K.TRUMP])
+        view.update(
+            trump_maker=int(arr[K.TRUMP_MAKER]),
+            trump=SUIT_LETTERS[trump] if trump != K.NO_TRUMP else None,
+            bids=[_bid_or_none(int(arr[K.BIDS + s])) for s in range(n)],
+            tricks_won=[int(v) for v in arr[K.TRICKS_WON : K.TRICKS_WON + n]],
+            hands=[self._seen_hand(arr, seat, t) for t in range(n)],
+            trick=trick,
+            played=[c for c in self.deck.names(int(arr[K.GONE])) if c not in trick],
+        )
+        return view
+
+    def _seen_hand(self, arr, seat: int, owner: int) -> dict:
+        texts = []
+        for slot in range(K.SLOTS_PER_SEAT):
+            card = int(arr[K.SLOTS + owner * K.SLOTS_PER_SEAT + slot])
+            if card == K.EMPTY_SLOT:
+                texts.append(None)
+            elif can_see(seat, owner, slot):
+                texts.append(self.deck.name(card))
+            else:
+                texts.append(UNKNOWN_CARD)
+        return {"table": texts[0:2], "forehead": texts[2:4], "hidden": texts[4]}
+
+    def state_from_view(self, view: dict, seed: int = 0) -> State:
+        check_keys(view, VIEW_KEYS, [k for k in VIEW_KEYS if k != "legal_actions"], self.name)
+        game = Koetsieren(**read_options(view, Koetsieren))
+        n = game.n_players
+        read_common(view, n, self.name, K.TRICKS_PER_DEAL, 10**6)
+        seat, dealer, leader = view["seat"], view["dealer"], view["leader"]
+        to_move, tricks_done = view["to_move"], view["tricks_done"]
+        maker = want_int(view, "trump_maker", 0, n - 1)
+        trump = view["trump"]
+        if trump is not None and (not isinstance(trump, str) or trump not in SUIT_LETTERS):
+            raise InvalidViewError(f"view field 'trump' must be one of c d h s or null, not {trump!r}")
+        bids = view["bids"]
+        if not isinstance(bids, list) or len(bids) != n or any(
+            b is not None and (isinstance(b, bool) or not isinstance(b, int) or not 0 <= b <= K.MAX_BID)
+            for b in bids
+        ):
+            raise InvalidViewError(f"view field 'bids' must be {n} bids 0..{K.MAX_BID} or null, not {bids!r}")
+        tricks_won = want_int_list(view, "tricks_won", n, 0, K.TRICKS_PER_DEAL)
+        if sum(tricks_won) != tricks_done:
+            raise InvalidViewError(f"tricks_won {tricks_won!r} do not add up to tricks_done {tricks_done}")
+        slots = _read_view_hands(self.deck, view.get("hands"), n, seat)
+        trick = want_cards(view, "trick", self.deck)
+        played = want_cards(view, "played", self.deck)
+        known = {f"hands[{t}].{name}": [c] for (t, name), c in slots.items() if c is not None and c >= 0}
+        disjoint({**known, "trick": trick, "played": played}, self.deck)
+
+        # Which part of the deal the view is in, and who must be to move then.
+        deal_over = to_move is None
+        totals = view["totals"]
+        match_over = deal_over and max(totals) >= K.LOSING_TOTAL
+        deal_dealer = dealer if match_over or not deal_over else (dealer - 1) % n
+        if maker != (deal_dealer + 1) % n:
+            raise InvalidViewError(
+                f"trump_maker {maker} is not left of the deal's dealer {deal_dealer} "
+                "(after a deal, 'dealer' is already the next dealer)"
+            )
+        if trump is None:
+            phase, expected_to_move = K.PHASE_TRUMP, maker
+            if any(b is not None for b in bids):
+                raise InvalidViewError("bids were made before trump was named")
+        elif any(b is None for b in bids):
+            phase = K.PHASE_BID
+            order = [(maker + 1 + k) % n for k in range(n)]  # the trump maker bids last
+            made = sum(b is not None for b in bids)
+            if any((bids[s] is not None) != (k < made) for k, s in enumerate(order)):
+                raise InvalidViewError(
+                    f"bids {bids!r} are not a prefix of the bidding order {order!r}"
+                )
+            expected_to_move = order[made]
+        else:
+            phase = PHASE_PLAY if not deal_over else (PHASE_MATCH_OVER if match_over else PHASE_DEAL_PENDING)
+            expected_to_move = (leader + len(trick)) % n if not deal_over else None
+            if sum(bids) == K.HOOK_SUM:
+                raise InvalidViewError(f"bids {bids!r} add up to {K.HOOK_SUM}: the hook forbids that")
+        if phase in (K.PHASE_TRUMP, K.PHASE_BID) and (tricks_done or trick or played):
+            raise InvalidViewError("no card can have been played before the bidding is over")
+        if tricks_done == 0 and leader != maker:
+            raise InvalidViewError(f"the trump maker (seat {maker}) leads the first trick, not seat {leader}")
+        if to_move != expected_to_move:
+            raise InvalidViewError(f"seat {to_move} cannot be to move here (expected {expected_to_move})")
+        if deal_over and tricks_done != K.TRICKS_PER_DEAL:
+            raise InvalidViewError(f"nobody is to move, yet only {tricks_done} tricks are done")
+        if len(trick) >= n or (trick and phase != PHASE_PLAY):
+            raise InvalidViewError(f"a trick in progress cannot hold {len(trick)} cards here")
+        if len(played) != n * tricks_done:
+            raise InvalidViewError(f"{len(played)} played cards do not make {tricks_done} complete tricks")
+        for t in range(n):
+            should_hold = K.SLOTS_PER_SEAT - tricks_done - (1 if (t - leader) % n < len(trick) else 0)
+            holds = sum(slots[t, name] is not None for name in K.SLOT_NAMES)
+            if holds != should_hold:
+                raise InvalidViewError(f"seat {t} should hold {should_hold} cards at this point, not {holds}")
+        penalties = [abs(b - w) for b, w in zip(bids, tricks_won)] if deal_over else [0] * n
+        if view["deal_points"] != penalties:
+            raise InvalidViewError(f"deal_points {view['deal_points']!r} should be {penalties!r}")
+        if not deal_over and max(totals) >= K.LOSING_TOTAL:
+            raise InvalidViewError(f"a total of {max(totals)} has ended the match")
+
+        state = game.new_match()
+        arr = state.array
+        write_common(arr, view, n)
+        visible = {c for cards in known.values() for c in cards}
+        unknown = [c for c in range(K.DECK_SIZE) if c not in visible and c not in trick and c not in played]
+        random.Random(seed).shuffle(unknown)
+        blind = [key for key, c in slots.items() if c == -1]  # '??' slots, in seat/slot order
+        for key, card in zip(blind, unknown):
+            slots[key] = card
+        for t in range(n):
+            for slot, name in enumerate(K.SLOT_NAMES):
+                card = slots[t, name]
+                arr[K.SLOTS + t * K.SLOTS_PER_SEAT + slot] = K.EMPTY_SLOT if card is None else card
+                if card is not None:
+                    arr[K.LIVE + t] |= 1 << slot
+        arr[K.UNDEALT] = sum(1 << c for c in unknown[len(blind) :])
+        arr[K.GONE] = sum(1 << c for c in trick + played)
+        arr[K.TRUMP] = K.NO_TRUMP if trump is None else SUIT_LETTERS.index(trump)
+        arr[K.TRUMP_MAKER] = maker
+        for s in range(n):
+            arr[K.BIDS + s] = K.NO_BID if bids[s] is None else bids[s]
+        arr[K.BID_SUM] = sum(b for b in bids if b is not None)
+        arr[K.TRICKS_WON : K.TRICKS_WON + n] = tricks_won
+        arr[K.TRICK : K.TRICK + len(trick)] = trick
+        arr[K.N_IN_TRICK] = len(trick)
+        if trick:
+            arr[K.TRICK_BEST] = K.trick_winner_position(np.array(trick, np.int64), len(trick), arr[K.TRUMP])
+        arr[LAST_TRICK_WINNER] = leader if tricks_done else -1
+        arr[PHASE] = phase
+        if deal_over:
+            arr[DEAL_COMPLETE] = 1
+        if match_over:
+            arr[TO_MOVE] = TERMINAL
+            highest = max(totals)
+            arr[OUTCOME : OUTCOME + n] = [0 if v == highest else 2 for v in totals]
+        return state
+
+    # -------------------------------------------------------------- display
+    def render(self, state: State, seat: int | None = None) -> str:
+        arr = state.array
+        trump = int(arr[K.TRUMP])
+        lines = [
+            f"Koetsieren, {self.n_players} players, deal {state.deal_number}, dealer {state.dealer}, "
+            f"trump maker {int(arr[K.TRUMP_MAKER])}, trump "
+            f"{SUIT_LETTERS[trump] if trump != K.NO_TRUMP else '-'}, totals {state.totals}"
+        ]
+        for t in range(self.n_players):
+            texts = []
+            for slot, name in enumerate(K.SLOT_NAMES):
+                card = int(arr[K.SLOTS + t * K.SLOTS_PER_SEAT + slot])
+                if card == K.EMPTY_SLOT:
+                    text = "--"
+                elif seat is None or can_see(seat, t, slot):
+                    text = self.deck.name(card)
+                else:
+                    text = UNKNOWN_CARD
+                texts.append(f"{name} {text}")
+            bid = _bid_or_none(int(arr[K.BIDS + t]))
+            lines.append(
+                f"  seat {t}: {'  '.join(texts)}   bid {'-' if bid is None else bid}, "
+                f"tricks {int(arr[K.TRICKS_WON + t])}"
+            )
+        k = int(arr[K.N_IN_TRICK])
+        if k and state.phase == PHASE_PLAY:
+            lines.append("  trick: " + " ".join(self.deck.name(int(c)) for c in arr[K.TRICK : K.TRICK + k]))
+        return "\n".join(lines)
+
+
+def _bid_or_none(bid: int) -> int | None:
+    return None if bid == K.NO_BID else bid
+
+
+def _parse_hand(deck, hand, seat: int) -> list[int]:
+    """Slot cards ``T1 T2 F1 F2 H`` of a record hand ``{"table", "forehead", "hidden"}``."""
+    where = f"hand of seat {seat}"
+    if not isinstance(hand, dict) or set(hand) != set(HAND_KEYS):
+        raise InvalidRecordError(
+            f"{where} must be an object with exactly 'table' (2 cards), 'forehead' (2 cards) "
+            f"and 'hidden' (1 card), not {hand!r}"
+        )
+    try:
+        table = deck.parse_many(hand["table"], what=f"{where}: 'table'")
+        forehead = deck.parse_many(hand["forehead"], what=f"{where}: 'forehead'")
+        hidden = deck.parse(hand["hidden"])
+    except CardError as err:
+        raise InvalidRecordError(f"{where}: {err}") from None
+    if len(table) != 2 or len(forehead) != 2:
+        raise InvalidRecordError(f"{where}: 'table' and 'forehead' hold 2 cards each, not {hand!r}")
+    return table + forehead + [hidden]
+
+
+def _read_view_hands(deck, hands, n: int, seat: int) -> dict:
+    """``{(seat, slot name): card index, -1 for '??', None for played}`` of a view's hands.
+
+    A card must be shown exactly where the viewing seat can see it.
+    """
+    if not isinstance(hands, list) or len(hands) != n:
+        raise InvalidViewError(f"view field 'hands' must list {n} hands, not {hands!r}")
+    slots = {}
+    for owner, hand in enumerate(hands):
+        if not isinstance(hand, dict) or set(hand) != set(HAND_KEYS):
+            raise InvalidViewError(
+                f"hands[{owner}] must be an object with 'table', 'forehead' and 'hidden', not {hand!r}"
+            )
+        for slot, (key, index) in enumerate(SLOT_PLACES):
+            value = hand[key]
+            if index is not None:
+                if not isinstance(value, list) or len(value) != 2:
+                    raise InvalidViewError(f"hands[{owner}].{key} must list 2 slots, not {value!r}")
+                value = value[index]
+            name = K.SLOT_NAMES[slot]
+            where = f"hands[{owner}] slot {name}"
+            if value is None:
+                slots[owner, name] = None
+            elif value == UNKNOWN_CARD:
+                if can_see(seat, owner, slot):
+                    raise InvalidViewError(f"{where} is '??', but seat {seat} sees that card")
+                slots[owner, name] = -1
+            else:
+                if not can_see(seat, owner, slot):
+                    raise InvalidViewError(f"{where} shows {value!r}, but seat {seat} cannot see that card")
+                try:
+                    slots[owner, name] = deck.parse(value)
+                except CardError as err:
+                    raise InvalidViewError(f"{where}: {err}") from None
+    return slots

@@ -1,0 +1,700 @@
+"""Koetsieren: numba kernels over the flat state (RULES.md §2).
+
+Cards use :data:`slagwerk.engine.cards.KOETSIEREN_DECK`: ``index = suit * 8 +
+rank``, suits ``c d h s``, ranks ``7 8 9 T J Q K A`` as ``0 .. 7``, so a
+higher index is a higher card of the same suit.
+
+Each seat holds five *slots* ``T1 T2`` (table, seen by all), ``F1 F2``
+(forehead, seen by everyone but the owner) and ``H`` (hidden, seen only by
+the owner). Actions are int64:
+
+- ``0 .. 4``: play the card of slot ``T1 T2 F1 F2 H`` of the seat to move.
+  Naming the slot, not the card, makes an action mean the same thing in
+  every world a seat considers possible (it does not know its forehead).
+- ``TRUMP_BASE + suit``: the trump maker names trump.
+- ``BID_BASE + tricks``: a bid of ``0 .. 5`` tricks.
+
+Deal points and totals are penalty points ``|bid - tricks|`` (RULES.md §5).
+Every kernel follows the engine contract of :mod:`slagwerk.engine.contract`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..bits import ONE, ZERO, bit, drop_lowest, has, kth_bit, lowest_bit, popcount, rand_below
+from ..common import (
+    begin_deal,
+    end_deal,
+    end_match,
+    end_trick,
+    init_header,
+    left_of,
+    match_outcome_reward,
+)
+from ..state import (
+    DEAL_POINTS,
+    DEALER,
+    LEADER,
+    MAX_SEATS,
+    N_PLAYERS,
+    OBJECTIVE_DEAL,
+    PHASE,
+    PHASE_GAME_BASE,
+    PHASE_PLAY,
+    TO_MOVE,
+    TOTALS,
+    TRICKS_DONE,
+    build_layout,
+)
+
+GAME_ID = 1
+N_SEATS = MAX_SEATS
+"""Most players a match can have; ``state[N_PLAYERS]`` holds the actual number."""
+MIN_PLAYERS = 2
+DEFAULT_PLAYERS = 4
+N_SUITS = 4
+N_RANKS = 8
+DECK_SIZE = N_SUITS * N_RANKS
+ALL_CARDS = np.uint64((1 << DECK_SIZE) - 1)
+SUIT_RUN = (1 << N_RANKS) - 1
+
+SLOTS_PER_SEAT = 5
+SLOT_T1, SLOT_T2, SLOT_F1, SLOT_F2, SLOT_H = 0, 1, 2, 3, 4
+SLOT_NAMES = ("T1", "T2", "F1", "F2", "H")
+EMPTY_SLOT = -1
+"""Value of a slot whose card has been played (or of a seat not in the match)."""
+
+TRICKS_PER_DEAL = SLOTS_PER_SEAT
+MAX_BID = TRICKS_PER_DEAL
+HOOK_SUM = TRICKS_PER_DEAL
+"""The trump maker may not bring the sum of the bids to exactly this."""
+LOSING_TOTAL = 10
+"""The match ends after a deal in which some total reaches this."""
+MAX_PENALTY = MAX_BID
+NO_TRUMP = -1
+NO_BID = -1
+
+# Actions.
+TRUMP_BASE = SLOTS_PER_SEAT
+BID_BASE = TRUMP_BASE + N_SUITS
+N_ACTION_IDS = BID_BASE + MAX_BID + 1
+MAX_ACTIONS = MAX_BID + 1
+"""Most legal actions at once: the six bids."""
+
+# Game-specific phases (the common PHASE_PLAY is the card play).
+PHASE_TRUMP = PHASE_GAME_BASE
+"""The trump maker (left of the dealer) names trump."""
+PHASE_BID = PHASE_GAME_BASE + 1
+"""Bidding, clockwise from the trump maker's left; the trump maker bids last."""
+
+OPTION_NAMES = ("players", "first_dealer")
+DEAL_SIZE = DECK_SIZE
+"""A deal vector: seat ``s``'s slots ``T1 T2 F1 F2 H`` at ``5s .. 5s+4`` for each
+of the ``n`` players, then the ``32 - 5n`` undealt cards."""
+
+LAYOUT = build_layout(
+    [
+        ("slots", N_SEATS * SLOTS_PER_SEAT),  # card per slot, EMPTY_SLOT once played
+        ("live", N_SEATS),  # per seat, bit k set while slot k still holds a card
+        ("undealt", 1),  # mask of the cards not dealt this deal (nobody sees them)
+        ("gone", 1),  # mask of every card played this deal (public)
+        ("trump", 1),  # trump suit, or NO_TRUMP before it is named
+        ("trump_maker", 1),  # left of the dealer: names trump, bids last, leads first
+        ("bids", N_SEATS),  # bid per seat, NO_BID before it is made
+        ("bid_sum", 1),  # sum of the bids made so far
+        ("tricks_won", N_SEATS),  # tricks taken per seat this deal
+        ("trick", N_SEATS),  # cards of the current trick, in play order
+        ("n_in_trick", 1),  # cards played to the current trick
+        ("trick_best", 1),  # position in the trick of the card winning it so far
+    ]
+)
+STATE_SIZE = LAYOUT.size
+SLOTS = LAYOUT.offset["slots"]
+LIVE = LAYOUT.offset["live"]
+UNDEALT = LAYOUT.offset["undealt"]
+GONE = LAYOUT.offset["gone"]
+TRUMP = LAYOUT.offset["trump"]
+TRUMP_MAKER = LAYOUT.offset["trump_maker"]
+BIDS = LAYOUT.offset["bids"]
+BID_SUM = LAYOUT.offset["bid_sum"]
+TRICKS_WON = LAYOUT.offset["tricks_won"]
+TRICK = LAYOUT.offset["trick"]
+N_IN_TRICK = LAYOUT.offset["n_in_trick"]
+TRICK_BEST = LAYOUT.offset["trick_best"]
+ALL_SLOTS = (1 << SLOTS_PER_SEAT) - 1
+
+
+@njit(cache=True, inline="always")
+def suit_of(card):
+    return card // N_RANKS
+
+
+@njit(cache=True, inline="always")
+def rank_of(card):
+    return card % N_RANKS
+
+
+@njit(cache=True, inline="always")
+def suit_mask(suit):
+    """Mask of the eight cards of ``suit``."""
+    return np.uint64(SUIT_RUN) << np.uint64(suit * N_RANKS)
+
+
+@njit(cache=True, inline="always")
+def is_forehead(slot):
+    """True for the forehead slots ``F1`` and ``F2``."""
+    return SLOT_F1 <= slot <= SLOT_F2
+
+
+@njit(cache=True, inline="always")
+def slot_card(state, seat, slot):
+    """Card in ``slot`` of ``seat`` (``EMPTY_SLOT`` once played)."""
+    return state[SLOTS + seat * SLOTS_PER_SEAT + slot]
+
+
+@njit(cache=True, inline="always")
+def beats(card, best, trump):
+    """True when ``card`` beats ``best``, the card winning the trick so far.
+
+    ``best`` is a trump or of the suit led, so a card beats it only with a
+    higher card of its suit or a trump against a non-trump; an off-suit
+    card never wins.
+    """
+    if suit_of(card) == suit_of(best):
+        return card > best
+    return suit_of(card) == trump
+
+
+@njit(cache=True)
+def trick_winner_position(trick, n_cards, trump):
+    """Position (in play order) of the winning card of ``trick[:n_cards]``.
+
+    The highest trump if any trump was played, else the highest card of the
+    suit led. ``trick`` is an int64 array of card indices.
+    """
+    best_pos = 0
+    for k in range(1, n_cards):
+        if beats(trick[k], trick[best_pos], trump):
+            best_pos = k
+    return best_pos
+
+
+# ------------------------------------------------------------------ contract
+
+
+@njit(cache=True)
+def init_match(state, options):
+    """Start a match in ``state`` (int64[STATE_SIZE], in place).
+
+    ``options`` is int64 ``[players, first_dealer]``. The state then waits
+    for its first deal (``PHASE_DEAL_PENDING``).
+    """
+    init_header(state, GAME_ID, options[0], options[1])
+    for i in range(N_SEATS * SLOTS_PER_SEAT):
+        state[SLOTS + i] = EMPTY_SLOT
+    state[TRUMP] = NO_TRUMP
+    for s in range(N_SEATS):
+        state[BIDS + s] = NO_BID
+
+
+@njit(cache=True)
+def random_deal(state, rng, out):
+    """Write a uniformly random deal vector into ``out`` (int64[DEAL_SIZE]).
+
+    Only the ``5n`` dealt positions are drawn (a partial Fisher-Yates
+    shuffle); the undealt cards follow in no particular order, which is
+    all the rules need: nobody ever sees them.
+    """
+    dealt = state[N_PLAYERS] * SLOTS_PER_SEAT
+    for i in range(DECK_SIZE):
+        out[i] = i
+    for i in range(dealt):
+        j = i + rand_below(rng, DECK_SIZE - i)
+        tmp = out[i]
+        out[i] = out[j]
+        out[j] = tmp
+
+
+@njit(cache=True)
+def apply_deal(state, deal):
+    """Deal the slots of ``deal`` (int64[DEAL_SIZE]) and start the deal (in place).
+
+    The dealer is already in ``state[DEALER]``; the player to its left is the
+    trump maker, who names trump first and leads the first trick.
+    """
+    n = state[N_PLAYERS]
+    begin_deal(state)
+    dealt = ZERO
+    for i in range(N_SEATS * SLOTS_PER_SEAT):
+        if i < n * SLOTS_PER_SEAT:
+            state[SLOTS + i] = deal[i]
+            dealt |= bit(deal[i])
+        else:
+            state[SLOTS + i] = EMPTY_SLOT
+    state[UNDEALT] = np.int64(ALL_CARDS & ~dealt)
+    state[GONE] = 0
+    state[TRUMP] = NO_TRUMP
+    state[BID_SUM] = 0
+    for s in range(N_SEATS):
+        state[LIVE + s] = ALL_SLOTS if s < n else 0
+        state[BIDS + s] = NO_BID
+        state[TRICKS_WON + s] = 0
+    state[N_IN_TRICK] = 0
+    state[TRICK_BEST] = 0
+    maker = left_of(state[DEALER], n)
+    state[TRUMP_MAKER] = maker
+    state[LEADER] = maker
+    state[TO_MOVE] = maker
+    state[PHASE] = PHASE_TRUMP
+
+
+@njit(cache=True)
+def barred_bid(state):
+    """The bid the hook forbids the seat to move, or -1 if none is barred.
+
+    Only the trump maker, who bids last, is barred: from the bid that would
+    bring the sum of all bids to exactly five.
+    """
+    if state[PHASE] != PHASE_BID or state[TO_MOVE] != state[TRUMP_MAKER]:
+        return -1
+    barred = HOOK_SUM - state[BID_SUM]
+    return barred if 0 <= barred <= MAX_BID else -1
+
+
+@njit(cache=True)
+def legal_actions(state, out):
+    """Write the legal actions (ascending) into ``out`` (int64); return their count.
+
+    Trump: the four suits. Bids: ``0 .. 5`` except the hook's barred bid.
+    Play: every slot of the mover that still holds a card (no obligation
+    to follow suit or to trump).
+    """
+    phase = state[PHASE]
+    n = 0
+    if phase == PHASE_PLAY:
+        live = state[LIVE + state[TO_MOVE]]
+        for slot in range(SLOTS_PER_SEAT):
+            if (live >> slot) & 1:
+                out[n] = slot
+                n += 1
+    elif phase == PHASE_BID:
+        barred = barred_bid(state)
+        for b in range(MAX_BID + 1):
+            if b != barred:
+                out[n] = BID_BASE + b
+                n += 1
+    elif phase == PHASE_TRUMP:
+        for s in range(N_SUITS):
+            out[n] = TRUMP_BASE + s
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def random_action(state, rng):
+    """A uniformly random legal action, drawn without listing them all."""
+    phase = state[PHASE]
+    if phase == PHASE_PLAY:
+        live = np.uint64(state[LIVE + state[TO_MOVE]])
+        for _ in range(rand_below(rng, popcount(live))):
+            live = drop_lowest(live)
+        return lowest_bit(live)
+    if phase == PHASE_BID:
+        barred = barred_bid(state)
+        if barred < 0:
+            return np.int64(BID_BASE + rand_below(rng, MAX_BID + 1))
+        b = rand_below(rng, MAX_BID)
+        return np.int64(BID_BASE + (b + 1 if b >= barred else b))
+    if phase == PHASE_TRUMP:
+        return np.int64(TRUMP_BASE + rand_below(rng, N_SUITS))
+    return np.int64(-1)
+
+
+@njit(cache=True, inline="always")
+def apply_action(state, action):
+    """Apply ``action`` for the seat to move (in place). Assumes it is legal."""
+    seat = state[TO_MOVE]
+    n = state[N_PLAYERS]
+    if action < TRUMP_BASE:
+        _play_slot(state, seat, action, n)
+    elif action < BID_BASE:
+        state[TRUMP] = action - TRUMP_BASE
+        state[PHASE] = PHASE_BID
+        state[TO_MOVE] = left_of(seat, n)
+    else:
+        b = action - BID_BASE
+        state[BIDS + seat] = b
+        state[BID_SUM] += b
+        if seat == state[TRUMP_MAKER]:
+            state[PHASE] = PHASE_PLAY
+            state[TO_MOVE] = state[LEADER]
+        else:
+            state[TO_MOVE] = left_of(seat, n)
+
+
+@njit(cache=True, inline="always")
+def _play_slot(state, seat, slot, n):
+    at = SLOTS + seat * SLOTS_PER_SEAT + slot
+    card = state[at]
+    state[at] = EMPTY_SLOT
+    state[LIVE + seat] &= ~(1 << slot)
+    state[GONE] = np.int64(np.uint64(state[GONE]) | bit(card))
+    k = state[N_IN_TRICK]
+    state[TRICK + k] = card
+    if k == 0:
+        state[TRICK_BEST] = 0
+    elif beats(card, state[TRICK + state[TRICK_BEST]], state[TRUMP]):
+        state[TRICK_BEST] = k
+    k += 1
+    state[N_IN_TRICK] = k
+    if k < n:
+        state[TO_MOVE] = left_of(seat, n)
+    else:
+        _finish_trick(state, n)
+
+
+@njit(cache=True, inline="always")
+def _finish_trick(state, n):
+    winner = (state[LEADER] + state[TRICK_BEST]) % n
+    state[TRICKS_WON + winner] += 1
+    state[N_IN_TRICK] = 0
+    end_trick(state, winner)
+    if state[TRICKS_DONE] < TRICKS_PER_DEAL:
+        state[TO_MOVE] = winner
+    else:
+        _finish_deal(state, n)
+
+
+@njit(cache=True)
+def _finish_deal(state, n):
+    """Score ``|bid - tricks|`` per seat; end the match or pass the deal left."""
+    highest = 0
+    for s in range(n):
+        penalty = abs(state[BIDS + s] - state[TRICKS_WON + s])
+        state[DEAL_POINTS + s] = penalty
+        state[TOTALS + s] += penalty
+        highest = max(highest, state[TOTALS + s])
+    if highest >= LOSING_TOTAL:
+        # Ruling: every seat sharing the highest total loses.
+        outcome2 = np.zeros(n, np.int64)
+        for s in range(n):
+            outcome2[s] = 0 if state[TOTALS + s] == highest else 2
+        end_match(state, outcome2)
+    else:
+        end_deal(state, left_of(state[DEALER], n))
+
+
+@njit(cache=True)
+def returns(state, objective, out):
+    """Per-seat rewards in [0, 1] into ``out`` (float64[n]).
+
+    ``OBJECTIVE_DEAL``: ``1 - penalty / 5`` for the deal just scored (fewer
+    penalty points is better; 5 is the most a deal can cost).
+    ``OBJECTIVE_MATCH``: the match outcome (call only on a finished match).
+    """
+    if objective == OBJECTIVE_DEAL:
+        for s in range(state[N_PLAYERS]):
+            out[s] = 1.0 - state[DEAL_POINTS + s] / MAX_PENALTY
+    else:
+        match_outcome_reward(state, out)
+
+
+@njit(cache=True)
+def visible_mask(state, seat):
+    """Mask of the unplayed cards in slots that ``seat`` can see.
+
+    Everyone's table cards, the other seats' forehead cards and its own
+    hidden card. (Played cards are public too: they are in ``GONE``.)
+    """
+    n = state[N_PLAYERS]
+    seen = ZERO
+    for t in range(n):
+        for slot in range(SLOTS_PER_SEAT):
+            if slot == SLOT_H:
+                visible = t == seat
+            elif is_forehead(slot):
+                visible = t != seat
+            else:
+                visible = True
+            card = slot_card(state, t, slot)
+            if visible and card != EMPTY_SLOT:
+                seen |= bit(card)
+    return seen
+
+
+@njit(cache=True)
+def unseen_mask(state, seat):
+    """Mask of the cards ``seat`` cannot see: its own unplayed forehead cards,
+    the others' unplayed hidden cards and the undealt cards."""
+    return ALL_CARDS & ~np.uint64(state[GONE]) & ~visible_mask(state, seat)
+
+
+@njit(cache=True)
+def determinize(state, observer, rng):
+    """Redeal every card ``observer`` cannot see, uniformly (in place).
+
+    The unseen cards (its own unplayed forehead cards, the other seats'
+    unplayed hidden cards, the undealt cards) are dealt back to those same
+    places at random. Everything the observer sees stays, and so do the
+    played cards. No rule constrains a play (no obligation to follow suit),
+    so play reveals nothing more about where the unseen cards are.
+    """
+    n = state[N_PLAYERS]
+    pool = unseen_mask(state, observer)
+    for t in range(n):
+        for slot in range(SLOTS_PER_SEAT):
+            if t == observer:
+                unknown = is_forehead(slot)
+            else:
+                unknown = slot == SLOT_H
+            at = SLOTS + t * SLOTS_PER_SEAT + slot
+            if unknown and state[at] != EMPTY_SLOT:
+                card = kth_bit(pool, rand_below(rng, popcount(pool)))
+                state[at] = card
+                pool &= ~bit(card)
+    state[UNDEALT] = np.int64(pool)
+
+
+# ------------------------------------------------------------ heuristic policy
+
+TRUMP_BID_WEIGHT = 1.0
+"""A trump's trick chance counts this much in a bid."""
+NONTRUMP_BID_WEIGHTS = np.array([0.0, 0.0, 0.62, 0.55, 0.5, 0.35, 0.25])
+"""By number of players: how much a non-trump's trick chance counts in a
+bid. It wins only in a trick of its own suit (usually one it leads), and
+the more players, the likelier someone trumps it. Fitted by least squares
+to the tricks the heuristic took against random players and against
+itself (RULES.md gives no such numbers)."""
+SPEND_WEIGHT = 0.1
+"""Short of the bid: the cost of spending a card by its strength (so the
+cheapest adequate winner is played, strong cards are kept)."""
+SHED_WEIGHT = 0.1
+"""On the bid: the value of shedding a strong card while it loses safely."""
+TRUMP_COUNT_WEIGHT = N_RANKS
+"""Trump choice: one more known card of a suit outweighs any rank difference."""
+
+
+@njit(cache=True)
+def _threats(card, trump):
+    """Mask of the cards that beat ``card``, a trump or a card of the suit led."""
+    s = suit_of(card)
+    above = suit_mask(s) & ~((bit(card) << ONE) - ONE)
+    if s != trump and trump >= 0:  # a non-trump (of the suit led) loses to any trump
+        above |= suit_mask(trump)
+    return above
+
+
+@njit(cache=True)
+def _trick_best(state):
+    """The card winning the current (non-empty) trick so far."""
+    return state[TRICK + state[TRICK_BEST]]
+
+
+@njit(cache=True)
+def _live_count(state, seat):
+    return popcount(np.uint64(state[LIVE + seat]))
+
+
+@njit(cache=True)
+def win_chance(state, seat, card, unseen, as_lead):
+    """Estimated chance that ``card`` wins the trick if ``seat`` plays it now.
+
+    Reads only what ``seat`` sees. ``as_lead`` judges it as the lead of a
+    fresh trick (its strength for later); otherwise the current trick
+    counts: a card that cannot beat the cards already played scores 0.
+    Each seat still to play is taken to play one of its cards at random, so
+    it beats ``card`` with chance ``(its cards that would) / (its cards)``,
+    the seats independently; a seat's hidden card counts as such a card
+    with the chance that a uniformly drawn unseen card is one (``card``
+    itself excluded when it is unseen: a blind forehead card being judged).
+    """
+    n = state[N_PLAYERS]
+    trump = state[TRUMP]
+    played = 0 if as_lead else state[N_IN_TRICK]
+    if played > 0:
+        if not beats(card, _trick_best(state), trump):
+            return 0.0
+        led = suit_of(state[TRICK])
+    else:
+        led = suit_of(card)
+    if suit_of(card) != led and suit_of(card) != trump:
+        return 0.0  # an off-suit card never wins
+    threats = _threats(card, trump)
+    pool = unseen & ~bit(card)
+    n_pool = popcount(pool)
+    hidden_threat = popcount(threats & pool) / n_pool if n_pool > 0 else 0.0
+    chance = 1.0
+    t = seat
+    for _ in range(n - played - 1):
+        t = left_of(t, n)
+        held = _live_count(state, t)
+        if held == 0:
+            continue
+        expected_threats = 0.0
+        for slot in range(SLOT_H):  # T1 T2 F1 F2 of another seat: visible
+            c = slot_card(state, t, slot)
+            if c != EMPTY_SLOT and has(threats, c):
+                expected_threats += 1.0
+        if slot_card(state, t, SLOT_H) != EMPTY_SLOT:
+            expected_threats += hidden_threat
+        chance *= 1.0 - expected_threats / held
+    return chance
+
+
+@njit(cache=True)
+def _bid_value(state, seat, card, unseen):
+    """Expected tricks from ``card`` at bidding time (its lead chance, weighted)."""
+    chance = win_chance(state, seat, card, unseen, True)
+    if suit_of(card) == state[TRUMP]:
+        return chance * TRUMP_BID_WEIGHT
+    return chance * NONTRUMP_BID_WEIGHTS[state[N_PLAYERS]]
+
+
+@njit(cache=True)
+def expected_tricks(state, seat):
+    """The heuristic's estimate of the tricks ``seat`` will take this deal.
+
+    Its table and hidden cards count at their value; each of its forehead
+    cards (unknown to it) at the average value of the cards it cannot see.
+    """
+    unseen = unseen_mask(state, seat)
+    n_unseen = popcount(unseen)
+    blind_value = 0.0
+    m = unseen
+    while m != ZERO:
+        low = m & (~m + ONE)
+        blind_value += _bid_value(state, seat, popcount(low - ONE), unseen)
+        m ^= low
+    if n_unseen > 0:
+        blind_value /= n_unseen
+    total = 0.0
+    for slot in range(SLOTS_PER_SEAT):
+        card = slot_card(state, seat, slot)
+        if card == EMPTY_SLOT:
+            continue
+        if is_forehead(slot):
+            total += blind_value
+        else:
+            total += _bid_value(state, seat, card, unseen)
+    return total
+
+
+@njit(cache=True)
+def _heuristic_trump(state, seat):
+    """Trump by suit strength among the maker's known cards (``T1 T2 H``).
+
+    Each known card adds ``TRUMP_COUNT_WEIGHT + rank`` to its suit, so the
+    longest known suit wins and its ranks break ties; a suit with no known
+    card is never preferred to one with a card.
+    """
+    best = 0
+    best_score = -1
+    for s in range(N_SUITS):
+        score = 0
+        for slot in (SLOT_T1, SLOT_T2, SLOT_H):
+            card = slot_card(state, seat, slot)
+            if card != EMPTY_SLOT and suit_of(card) == s:
+                score += TRUMP_COUNT_WEIGHT + rank_of(card)
+        if score > best_score:
+            best_score = score
+            best = s
+    return np.int64(TRUMP_BASE + best)
+
+
+@njit(cache=True)
+def _heuristic_bid(state, seat):
+    """Round the trick estimate; the trump maker takes the nearest allowed bid."""
+    estimate = expected_tricks(state, seat)
+    barred = barred_bid(state)
+    best = 0
+    best_gap = 1e18
+    for b in range(MAX_BID + 1):
+        gap = abs(b - estimate)
+        if b != barred and gap < best_gap:
+            best_gap = gap
+            best = b
+    return np.int64(BID_BASE + best)
+
+
+@njit(cache=True)
+def _heuristic_play(state, seat):
+    """Pick a slot by (chance to win now, strength kept for later) and the bid."""
+    unseen = unseen_mask(state, seat)
+    need = state[BIDS + seat] - state[TRICKS_WON + seat]
+    left = TRICKS_PER_DEAL - state[TRICKS_DONE]
+    # A forehead card is unknown to its owner: judge it by the average over
+    # the cards the seat cannot see (the same for F1 and F2).
+    blind_now = 0.0
+    blind_later = 0.0
+    n_unseen = popcount(unseen)
+    if slot_card(state, seat, SLOT_F1) != EMPTY_SLOT or slot_card(state, seat, SLOT_F2) != EMPTY_SLOT:
+        m = unseen
+        while m != ZERO:
+            low = m & (~m + ONE)
+            card = popcount(low - ONE)
+            m ^= low
+            blind_now += win_chance(state, seat, card, unseen, False)
+            blind_later += win_chance(state, seat, card, unseen, True)
+        if n_unseen > 0:
+            blind_now /= n_unseen
+            blind_later /= n_unseen
+    best = np.int64(-1)
+    best_score = -1e18
+    for slot in range(SLOTS_PER_SEAT):
+        card = slot_card(state, seat, slot)
+        if card == EMPTY_SLOT:
+            continue
+        if is_forehead(slot):
+            now, later = blind_now, blind_later
+        else:
+            now = win_chance(state, seat, card, unseen, False)
+            later = win_chance(state, seat, card, unseen, True)
+        if need >= left:
+            score = now  # every remaining trick is needed
+        elif need > 0:
+            score = now - SPEND_WEIGHT * later  # win with the cheapest card
+        else:
+            score = -now + SHED_WEIGHT * later  # duck; shed strength safely
+        if score > best_score:
+            best_score = score
+            best = slot
+    return best
+
+
+@njit(cache=True)
+def heuristic_action(state, rng):
+    """The heuristic player's action for the seat to move.
+
+    Reads only what that seat can see (its table and hidden cards, the
+    others' table and forehead cards, played cards, trump, bids, tricks).
+
+    - **Trump**: the suit with the most of the maker's known cards (table
+      and hidden), ties broken by their ranks.
+    - **Bid**: the estimated tricks (:func:`expected_tricks`), rounded: each
+      known card counts its chance to win a trick it leads
+      (:func:`win_chance`, which counts the visible cards of other seats
+      that beat it, including their forehead cards, and the unseen cards
+      that might be hidden in their hands), times ``TRUMP_BID_WEIGHT`` for
+      a trump and ``NONTRUMP_BID_WEIGHTS[n]`` for another card; each of its own
+      forehead cards (which the others see, but it does not) counts the
+      average of that over the cards it cannot see. The trump maker takes
+      the allowed bid nearest the estimate (the hook bars one).
+    - **Play**, to land exactly on the bid: when it still needs every
+      remaining trick, the card most likely to win now; when short, the card
+      most likely to win now, the cheapest such (strength for later costs
+      ``SPEND_WEIGHT``); when its bid is reached (or passed), the card least
+      likely to win now, preferring to shed a strong card while it loses
+      safely (``SHED_WEIGHT``). Forehead cards are judged by the average of
+      the unseen cards. Ties go to the lowest slot; ``rng`` is not used.
+    """
+    seat = state[TO_MOVE]
+    phase = state[PHASE]
+    if phase == PHASE_PLAY:
+        return _heuristic_play(state, seat)
+    if phase == PHASE_BID:
+        return _heuristic_bid(state, seat)
+    if phase == PHASE_TRUMP:
+        return _heuristic_trump(state, seat)
+    return np.int64(-1)
