@@ -1,0 +1,350 @@
+"""Koetsieren (RULES.md §2): every rule and ruling, with hand-computed cases."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+from paths import EXAMPLES
+from slagwerk.engine import (
+    IllegalActionError,
+    InvalidRecordError,
+    OptionError,
+    make_game,
+)
+from slagwerk.engine.bits import make_rng
+from slagwerk.engine.cards import KOETSIEREN_DECK
+from slagwerk.engine.koetsieren import kernels as K
+from slagwerk.engine.koetsieren import pure
+from slagwerk.engine.records import load_record, replay
+from slagwerk.engine.state import TOTALS
+
+card = KOETSIEREN_DECK.parse
+
+# ------------------------------------------------------- the seed's example
+# Four players A B C D = seats 0 1 2 3, dealer A, so B names trump (clubs) and
+# leads. Tricks 1 and 2 are the rule book's; tricks 3 to 5 complete the deal
+# so that B takes 2 (tricks 1, 3), C 2 (4, 5), D 0 and A 1 (trick 2).
+EXAMPLE_HANDS = [
+    {"table": ["9s", "Ts"], "forehead": ["7d", "7c"], "hidden": "8d"},  # A
+    {"table": ["Kc", "Jh"], "forehead": ["9d", "8h"], "hidden": "7h"},  # B
+    {"table": ["Ac", "9h"], "forehead": ["Ah", "Th"], "hidden": "Qc"},  # C
+    {"table": ["Qs", "7s"], "forehead": ["Ad", "8s"], "hidden": "Js"},  # D
+]
+EXAMPLE_BIDS = ["trump:c", "bid:2", "bid:0", "bid:1", "bid:3"]  # C, D, A, then B (not 2)
+EXAMPLE_TRICKS = [
+    ["9d", "Ah", "Qs", "7d"],  # B leads diamonds, no trump: B wins
+    ["8h", "Th", "Ad", "7c"],  # A's 7c is the only trump: A wins
+    ["8d", "Kc", "9h", "7s"],  # A leads; B trumps: B wins
+    ["7h", "Ac", "8s", "9s"],  # B leads; C trumps with the ace: C wins
+    ["Qc", "Js", "Ts", "Jh"],  # C leads the best trump left: C wins
+]
+# The same plays by slot (T1 T2 F1 F2 H), as a seat names its own cards.
+EXAMPLE_SLOTS = [
+    ["F1", "F1", "T1", "F1"],
+    ["F2", "F2", "F1", "F2"],
+    ["H", "T1", "T2", "T2"],
+    ["H", "T1", "F2", "T1"],
+    ["H", "H", "T2", "T2"],
+]
+
+
+def example_record(actions=None, players=4, dealer=0, hands=None):
+    if actions is None:
+        actions = EXAMPLE_BIDS + [c for trick in EXAMPLE_TRICKS for c in trick]
+    return {
+        "game": "koetsieren",
+        "options": {"players": players},
+        "deals": [{"dealer": dealer, "hands": hands or EXAMPLE_HANDS, "actions": actions}],
+    }
+
+
+def test_seed_example_bids_tricks_hook_and_penalty():
+    result = replay(example_record())
+    deal = result["deals"][0]
+    assert deal["trick_winners"] == [1, 0, 1, 2, 2]
+    # only B misses, by one: 1 penalty point
+    assert deal["points"] == [0, 1, 0, 0]
+    assert result["totals"] == [0, 1, 0, 0] and result["outcome"] is None
+
+
+def test_seed_example_step_by_step():
+    state = make_game("koetsieren").new_match()
+    state.deal(state.game.deal_from_json({"hands": EXAMPLE_HANDS}))
+    assert state.to_move == 1 and state.legal_texts() == ["trump:c", "trump:d", "trump:h", "trump:s"]
+    state.apply("trump:c")
+    assert state.to_move == 2  # bidding starts left of the trump maker
+    for text, bidder in zip(EXAMPLE_BIDS[1:4], (2, 3, 0)):
+        assert state.to_move == bidder
+        state.apply(text)
+    assert state.to_move == 1  # the trump maker bids last
+    assert "bid:2" not in state.legal_texts()  # 2 + 0 + 1 + 2 = 5: the hook
+    assert len(state.legal_actions()) == 5
+    state.apply("bid:3")
+    assert state.to_move == 1 and state.leader == 1  # the trump maker leads
+    for text in EXAMPLE_TRICKS[0]:
+        state.apply(text)
+    assert state.deals[-1].trick_winners == [1] and state.to_move == 1
+    for text in EXAMPLE_TRICKS[1]:
+        state.apply(text)
+    assert state.deals[-1].trick_winners == [1, 0] and state.to_move == 0
+
+
+def test_hook_bars_the_trump_makers_bid_with_a_clear_record_error():
+    actions = EXAMPLE_BIDS[:4] + ["bid:2"]
+    with pytest.raises(InvalidRecordError) as err:
+        load_record(example_record(actions))
+    text = str(err.value)
+    assert "deal 1, action 4 ('bid:2')" in text
+    assert "barred by the hook" in text and "trump maker (seat 1)" in text
+    assert "sum of the bids to 5" in text and "others bid 3" in text
+
+
+def test_hook_only_bars_the_last_bidder():
+    # the first three bidders may bring the running sum to 5 (or past it)
+    state = load_record(example_record(["trump:c", "bid:5", "bid:0", "bid:0"]))
+    assert state.to_move == 1
+    assert state.legal_texts() == ["bid:1", "bid:2", "bid:3", "bid:4", "bid:5"]  # 0 is barred
+    state = load_record(example_record(["trump:c", "bid:4", "bid:3"]))
+    assert len(state.legal_actions()) == 6  # seat 0 is not the trump maker
+    state.apply("bid:1")
+    assert len(state.legal_actions()) == 6  # 8 already: no bid makes 5
+
+
+def test_two_player_bidding_order_dealer_first_trump_maker_last():
+    game = make_game("koetsieren", players=2, first_dealer=0)
+    state = game.new_match(seed=4)
+    assert state.dealer == 0 and state.to_move == 1  # the trump maker names trump
+    state.apply("trump:s")
+    assert state.to_move == 0  # with two players the first bidder is the dealer
+    state.apply("bid:3")
+    assert state.to_move == 1 and "bid:2" not in state.legal_texts()
+    state.apply("bid:1")
+    assert state.to_move == 1 and state.leader == 1  # the trump maker leads
+
+
+@pytest.mark.parametrize(
+    "cards, trump, expected, why",
+    [
+        (("9d", "Ah", "Qs", "7d"), "c", 0, "diamonds led, no trump: the ace of hearts is off-suit"),
+        (("8h", "Th", "Ad", "7c"), "c", 3, "the lowest trump beats the suit led"),
+        (("7c", "Ac", "8c"), "c", 1, "the highest trump wins"),
+        (("Kh", "8s", "9s", "7s"), "s", 2, "the highest trump wins, not the last one"),
+        (("7h", "As", "Ks"), "d", 0, "off-suit never wins, however high"),
+        (("7h", "Ah"), "h", 1, "a trump lead: the higher trump wins"),
+        (("Jd", "Qd", "Kd", "7d", "Ad", "9c"), "c", 5, "six players: the lone trump wins"),
+    ],
+)
+def test_trick_winner(cards, trump, expected, why):
+    trick = np.array([card(c) for c in cards], dtype=np.int64)
+    got = int(K.trick_winner_position(trick, len(trick), "cdhs".index(trump)))
+    assert got == expected, why
+    as_tuples = [("789TJQKA".index(c[0]), c[1]) for c in cards]
+    assert pure.trick_winner(as_tuples, trump) == expected
+
+
+def test_trick_winner_agrees_with_the_plain_python_rule():
+    rng = np.random.default_rng(1)
+    for _ in range(3000):
+        n = int(rng.integers(2, 7))
+        cards = rng.choice(32, size=n, replace=False)
+        trump = int(rng.integers(4))
+        trumps = [c for c in cards if c // 8 == trump]
+        led = [c for c in cards if c // 8 == cards[0] // 8]
+        best = max(trumps) if trumps else max(led)
+        position = int(K.trick_winner_position(cards.astype(np.int64), n, trump))
+        assert cards[position] == best
+
+
+def test_forehead_plays_by_slot_replay_the_same():
+    plays = [slot for trick in EXAMPLE_SLOTS for slot in trick]
+    by_slot = example_record(EXAMPLE_BIDS + plays)
+    assert replay(by_slot) == replay(example_record())
+    # the record written back names the cards
+    state = load_record(by_slot)
+    assert state.deals[0].texts[5:9] == EXAMPLE_TRICKS[0]
+
+
+def test_a_seat_names_its_own_forehead_cards_by_slot():
+    state = load_record(example_record(EXAMPLE_BIDS))
+    assert state.to_move == 1
+    view = state.view(1)
+    assert view["hands"][1] == {"table": ["Kc", "Jh"], "forehead": ["??", "??"], "hidden": "7h"}
+    assert view["legal_actions"] == ["Kc", "Jh", "F1", "F2", "7h"]
+    # the other seats see B's forehead but not its hidden card
+    assert state.view(2)["hands"][1] == {"table": ["Kc", "Jh"], "forehead": ["9d", "8h"], "hidden": "??"}
+    assert state.game.action_text(state, K.SLOT_H, 2) == "H"
+    for text in ("F1", "9d"):
+        assert state.game.parse_action(state, text) == K.SLOT_F1
+    state.apply("F1")
+    assert state.view(1)["trick"] == ["9d"]  # a played card is face up for all
+    assert state.view(1)["history"][-1] == {"seat": 1, "action": "9d"}
+    assert state.view(2)["hands"][1]["forehead"] == [None, "8h"]
+
+
+def test_illegal_plays_name_the_slot_or_card():
+    state = load_record(example_record(EXAMPLE_BIDS + EXAMPLE_TRICKS[0]))
+    assert state.to_move == 1
+    with pytest.raises(IllegalActionError, match=r"'F1': seat 1 has already played the card of slot F1"):
+        state.apply("F1")
+    with pytest.raises(IllegalActionError, match=r"'Ac' is not a card in a slot of seat 1 .*F1=\(played\)"):
+        state.apply("Ac")
+    with pytest.raises(IllegalActionError, match="'bid:1' is not legal: the bidding is over"):
+        state.apply("bid:1")
+    fresh = load_record(example_record([]))
+    with pytest.raises(IllegalActionError, match="names trump first"):
+        fresh.apply("bid:1")
+    with pytest.raises(IllegalActionError, match="names trump first"):
+        fresh.apply("trump:x")
+    fresh.apply("trump:h")
+    with pytest.raises(IllegalActionError, match="not a bid: bids are bid:0 .. bid:5"):
+        fresh.apply("bid:6")
+
+
+# ----------------------------------------------------------- match scoring
+
+def _play_example_deal(totals, bids):
+    """The example deal after setting the match totals; bids C, D, A, B."""
+    state = make_game("koetsieren").new_match()
+    state.array[TOTALS : TOTALS + 4] = totals
+    state.deal(state.game.deal_from_json({"hands": EXAMPLE_HANDS}))
+    for text in ["trump:c"] + [f"bid:{b}" for b in bids]:
+        state.apply(text)
+    for trick in EXAMPLE_TRICKS:
+        for text in trick:
+            state.apply(text)
+    return state
+
+
+def test_penalty_is_the_distance_between_bid_and_tricks():
+    # A bids 0 instead of 1, so B may not bid 3 and bids 4: A 1 off, B 2 off
+    state = _play_example_deal([0, 0, 0, 0], [2, 0, 0, 4])
+    assert state.deal_points == [1, 2, 0, 0] and state.totals == [1, 2, 0, 0]
+    assert state.deal_pending and state.dealer == 1  # the deal passes left
+
+
+def test_match_goes_on_while_every_total_is_below_ten():
+    state = _play_example_deal([8, 7, 5, 9], [2, 0, 0, 4])
+    assert state.totals == [9, 9, 5, 9] and not state.is_terminal and state.deal_pending
+
+
+def test_the_highest_total_loses_when_someone_reaches_ten():
+    state = _play_example_deal([9, 9, 3, 2], [2, 0, 1, 3])
+    assert state.totals == [9, 10, 3, 2]
+    assert state.is_terminal and state.outcome == [1, 0, 1, 1]
+
+
+def test_highest_total_loses_not_the_first_to_reach_ten():
+    state = _play_example_deal([9, 9, 0, 0], [2, 0, 0, 4])
+    assert state.totals == [10, 11, 0, 0]
+    assert state.outcome == [1, 0, 1, 1]  # A reached 10 too but B is highest
+
+
+def test_tie_for_the_highest_total_all_of_them_lose():
+    state = _play_example_deal([9, 8, 0, 0], [2, 0, 0, 4])
+    assert state.totals == [10, 10, 0, 0]
+    assert state.is_terminal and state.outcome == [0, 0, 1, 1]
+
+
+def test_example_match_with_three_players_ends_with_the_highest_losing():
+    example = json.loads((EXAMPLES / "koetsieren-1001.json").read_text())
+    state = load_record(example["record"])
+    assert state.totals == [5, 12, 9] and state.outcome == [1, 0, 1]
+
+
+@pytest.mark.parametrize("name", ["koetsieren-1001.json", "koetsieren-1002.json"])
+def test_example_files_replay_exactly(name):
+    example = json.loads((EXAMPLES / name).read_text())
+    assert replay(example["record"]) == example["expected"]
+
+
+# ------------------------------------------------- dealer and trump maker
+
+@pytest.mark.parametrize("players, first_dealer", [(2, 1), (5, 3), (6, 0)])
+def test_dealer_and_trump_maker_rotate_left(players, first_dealer):
+    game = make_game("koetsieren", players=players, first_dealer=first_dealer)
+    state = game.new_match()
+    rng = make_rng(players)
+    for deal in range(2 * players):
+        assert state.dealer == (first_dealer + deal) % players
+        state.deal(rng=rng)
+        maker = (state.dealer + 1) % players
+        assert int(state.array[K.TRUMP_MAKER]) == maker
+        assert state.to_move == maker and state.leader == maker
+        while not state.deal_pending:
+            state.apply(state.legal_actions()[-1])  # high bids, last slot: no match end
+        state.array[TOTALS : TOTALS + players] = 0
+
+
+def test_a_dealer_against_the_rotation_is_a_record_error():
+    record = json.loads((EXAMPLES / "koetsieren-1001.json").read_text())["record"]
+    record["deals"][1]["dealer"] = 2
+    with pytest.raises(InvalidRecordError, match=r"deal 2: dealer 2 contradicts the rules .*seat 1"):
+        load_record(record)
+
+
+# ----------------------------------------------------- 2 and 6 players
+
+def test_six_players_deal_thirty_cards_and_leave_two():
+    game = make_game("koetsieren", players=6)
+    state = game.new_match(seed=8)
+    deal = game.deal_to_json(state.deals[0].vector)
+    assert len(deal["hands"]) == 6 and len(deal["undealt"]) == 2
+    state.apply("trump:d")
+    for _ in range(6):
+        state.apply(state.legal_texts()[0])
+    while not state.deal_pending:
+        state.apply(state.legal_actions()[0])
+    assert len(state.deals[0].trick_winners) == 5
+    assert sum(int(v) for v in state.array[K.TRICKS_WON : K.TRICKS_WON + 6]) == 5
+
+
+def test_two_players_leave_twenty_two_cards_undealt():
+    game = make_game("koetsieren", players=2)
+    state = game.new_match(seed=3)
+    assert len(game.deal_to_json(state.deals[0].vector)["undealt"]) == 22
+    assert bin(int(state.array[K.UNDEALT])).count("1") == 22
+
+
+def test_players_option_range_and_first_dealer_must_be_a_seat():
+    assert make_game("koetsieren").n_players == 4
+    with pytest.raises(OptionError, match="players=7 is out of range"):
+        make_game("koetsieren", players=7)
+    with pytest.raises(OptionError, match="players=1 is out of range"):
+        make_game("koetsieren", players=1)
+    with pytest.raises(OptionError, match="first_dealer=3 is not a seat"):
+        make_game("koetsieren", players=3, first_dealer=3)
+
+
+# -------------------------------------------------------------- deal JSON
+
+def test_deal_json_round_trip_and_undealt_may_be_left_out():
+    game = make_game("koetsieren", players=3)
+    vector = game.new_match(seed=1).deals[0].vector
+    deal = game.deal_to_json(vector)
+    assert np.array_equal(game.deal_from_json(deal), vector)
+    rebuilt = game.deal_from_json({"hands": deal["hands"]})
+    assert np.array_equal(rebuilt[:15], vector[:15])
+    assert sorted(rebuilt[15:]) == sorted(vector[15:])
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda h, d: h[0].update(table=["9s"]), "hold 2 cards each"),
+        (lambda h, d: h[0].pop("hidden"), "exactly 'table'"),
+        (lambda h, d: h[1].update(hidden="9s"), "dealt twice: 9s"),
+        (lambda h, d: h[2].update(hidden="Xs"), "hand of seat 2.*rank 'X'"),
+        (lambda h, d: d.update(undealt=["Kd"]), "must list the 12 cards not in a hand"),
+        (lambda h, d: d.update(hands=h[:3]), "must list 4 hands"),
+    ],
+)
+def test_malformed_deals_are_record_errors(change, message):
+    record = example_record([])
+    deal = record["deals"][0]
+    deal["hands"] = copy.deepcopy(EXAMPLE_HANDS)
+    change(deal["hands"], deal)
+    with pytest.raises(InvalidRecordError, match=message):
+        load_record(record)
