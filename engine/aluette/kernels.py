@@ -102,6 +102,16 @@ STRENGTH = _strength_table()
 """int64[48]: the Aluette strength of each card index, 18 (``3o``) .. 0 (``3b 3e``)."""
 N_STRENGTHS = 19
 TOP_STRENGTH = N_STRENGTHS - 1
+STRENGTH_MASKS = np.array(
+    [sum(1 << c for c in range(DECK_SIZE) if STRENGTH[c] == b) for b in range(N_STRENGTHS)],
+    dtype=np.uint64,
+)
+"""uint64[19]: the cards of each strength (a class of the table)."""
+STRONGER_MASKS = np.array(
+    [sum(1 << c for c in range(DECK_SIZE) if STRENGTH[c] > b) for b in range(N_STRENGTHS)],
+    dtype=np.uint64,
+)
+"""uint64[19]: the cards stronger than each strength."""
 
 OPTION_NAMES = ("first_dealer",)
 DEAL_SIZE = DECK_SIZE
@@ -501,27 +511,11 @@ def heuristic_action(state, rng):
     hand = np.uint64(state[HANDS + seat])
     unseen = ALL_CARDS & ~hand & ~np.uint64(state[GONE])
     n_unseen = popcount(unseen)
-    counts = np.zeros(N_STRENGTHS + 1, np.int64)  # unseen cards of each strength
-    m = unseen
-    while m != ZERO:
-        low = m & (~m + ONE)
-        counts[STRENGTH[popcount(low - ONE)]] += 1
-        m ^= low
-    above = np.zeros(N_STRENGTHS + 1, np.int64)  # above[b]: unseen cards stronger than b
-    for b in range(N_STRENGTHS - 2, -1, -1):
-        above[b] = above[b + 1] + counts[b + 1]
-
-    top_unseen = np.int64(-1)
-    for b in range(N_STRENGTHS):
-        if counts[b] > 0:
-            top_unseen = b
-    sure_cards = 0  # cards in hand stronger than any card the mover cannot see
-    m = hand
-    while m != ZERO:
-        low = m & (~m + ONE)
-        if STRENGTH[popcount(low - ONE)] > top_unseen:
-            sure_cards += 1
-        m ^= low
+    top_unseen = np.int64(TOP_STRENGTH)
+    while top_unseen >= 0 and unseen & STRENGTH_MASKS[top_unseen] == ZERO:
+        top_unseen -= 1
+    # cards in hand stronger than any card the mover cannot see
+    sure_cards = popcount(hand & STRONGER_MASKS[top_unseen]) if top_unseen >= 0 else popcount(hand)
 
     index = state[TRICKS_DONE]
     left = TRICKS_PER_DEAL - 1 - index  # tricks after this one
@@ -574,11 +568,13 @@ def heuristic_action(state, rng):
         m ^= low
         strength = STRENGTH[card]
         top = strength if strength > best else best
-        beats_none = _none_drawn(n_unseen, above[top], opponents_hand)
-        ties_none = _none_drawn(n_unseen, above[top] + counts[top], opponents_hand)
+        above = popcount(unseen & STRONGER_MASKS[top])  # unseen cards that beat it
+        equal = popcount(unseen & STRENGTH_MASKS[top])  # unseen cards that tie it
+        beats_none = _none_drawn(n_unseen, above, opponents_hand)
+        ties_none = _none_drawn(n_unseen, above + equal, opponents_hand)
         help_ = 0.0
         if partner_after:
-            help_ = PARTNER_HELP * (1.0 - _none_drawn(n_unseen, above[top], follower_hand))
+            help_ = PARTNER_HELP * (1.0 - _none_drawn(n_unseen, above, follower_hand))
         if strength > best or (
             strength < best and best_count == 1 and team_of(best_seat) == team
         ):
