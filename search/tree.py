@@ -14,6 +14,12 @@ any game through the dispatchers of :mod:`slagwerk.engine.contract`:
   of a node is available on every visit, so the availability count is the
   parent's visit count since the child was created: UCB1 as usual.
 
+As in the paper's single-observer variant, other seats' actions are keyed
+by their full value even where the searching seat would not see them all
+(a Kozel face-down discard names its cards): different worlds then branch
+into different children. Koetsieren's slot actions avoid this for the
+seat's own blind plays.
+
 Each iteration copies the root, descends while every legal action has a
 child (UCB1), expands one untried action chosen uniformly at random, plays
 out to the end of the deal (``OBJECTIVE_DEAL``) or match
@@ -76,8 +82,6 @@ META_SIZE = 2
 MAX_PATH = 1024
 """Deepest path a descent records; deeper, the search stops expanding (no deal
 of any game comes near it)."""
-
-BYTES_PER_NODE = NODE_FIELDS * 8 + 8
 
 FINAL_MOST_VISITS = 0
 FINAL_BEST_MEAN = 1
@@ -391,14 +395,12 @@ def check_budget(iterations, time_ms) -> None:
 
 def check_position(state: np.ndarray, seat) -> int:
     """The searching seat, which must be to move in ``state`` (int64 array)."""
-    if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.ndim != 1:
-        raise SearchError(f"search needs a state as a 1-d int64 array, not {type(state).__name__}")
     to_move = int(state[TO_MOVE])
     if to_move < 0:
         raise SearchError("nobody is to move in this position (a deal is pending or the match is over)")
     if seat is None:
         return to_move
-    if int(seat) != to_move:
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or int(seat) != to_move:
         raise SearchError(f"seat {seat!r} is not to move (seat {to_move} is)")
     return to_move
 
