@@ -14,7 +14,6 @@ import json
 
 import numpy as np
 from numba import njit
-
 from slagwerk.agents import make
 from slagwerk.agents.match import play_match
 from slagwerk.engine import contract
@@ -77,10 +76,11 @@ def check_game(game, matches: int = 3, seed: int = 0) -> None:
         agents = [make("random", game, seed=derive_seed(match_seed, s)) for s in range(game.n_players)]
         visited = []
 
-        def on_action(state, seat, text, visited=visited):
-            if len(visited) < 6 and not state.is_terminal and not state.deal_pending:
-                if hash((match_seed, len(state.deals[-1].actions))) % 7 == 0:
-                    visited.append(state.clone())
+        def on_action(state, seat, text, visited=visited, stride=5 + m):
+            # a few mid-deal states, at different points in each match
+            in_deal = not state.is_terminal and not state.deal_pending
+            if in_deal and len(visited) < 6 and len(state.deals[-1].actions) % stride == 1:
+                visited.append(state.clone())
 
         state = play_match(game, agents, seed=match_seed, on_action=on_action)
         # same seed, same match

@@ -7,10 +7,9 @@ import json
 import numpy as np
 import pytest
 from conformance import check_game
-from paths import EXAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
+from paths import EXAMPLES
 from slagwerk.agents import make
 from slagwerk.agents.match import play_match
 from slagwerk.engine import (
@@ -292,6 +291,9 @@ def test_determinize_keeps_what_the_seat_sees_and_is_uniform():
     for _ in range(7):
         state.apply(state.legal_actions()[0])
     seat = state.to_move
+    first, second = [s for s in range(3) if s != seat]
+    hand_of = lambda s: int(state.array[K.HANDS + s])  # noqa: E731
+    pool = [c for c in range(48) if (hand_of(first) | hand_of(second)) >> c & 1]
     counts = np.zeros(48)
     rng = make_rng(9)
     for _ in range(3000):
@@ -299,14 +301,10 @@ def test_determinize_keeps_what_the_seat_sees_and_is_uniform():
         contract.determinize(world, seat, rng)
         assert world[K.HANDS + seat] == state.array[K.HANDS + seat]
         assert world[K.GONE] == state.array[K.GONE]
-        a = [s for s in range(3) if s != seat][0]
         for c in range(48):
-            counts[c] += int(world[K.HANDS + a]) >> c & 1
-    pool = [c for c in range(48)
-            if (int(state.array[K.HANDS + (seat + 1) % 3]) | int(state.array[K.HANDS + (seat + 2) % 3])) >> c & 1]
+            counts[c] += int(world[K.HANDS + first]) >> c & 1
     share = counts[pool] / 3000
-    size_a = bin(int(state.array[K.HANDS + [s for s in range(3) if s != seat][0]])).count("1")
-    expected = size_a / len(pool)
+    expected = bin(hand_of(first)).count("1") / len(pool)
     assert np.all(np.abs(share - expected) < 0.05), "each hidden card equally likely in each hand"
 
 

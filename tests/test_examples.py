@@ -8,9 +8,9 @@ import sys
 
 import pytest
 from paths import EXAMPLES
+from slagwerk.engine.records import replay
 
 from slagwerk.cli import main
-from slagwerk.engine.records import replay
 
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.json"))
 
