@@ -2,7 +2,7 @@
 
 >>> from slagwerk.engine import make_game, GAME_NAMES
 >>> GAME_NAMES
-('coins', 'koetsieren', 'aluette')
+('coins', 'koetsieren', 'aluette', 'kozel')
 >>> make_game("coins").n_players
 3
 """
@@ -26,11 +26,13 @@ from .koetsieren import Koetsieren
 # initialises, and coins' package imports its game class eagerly, so a game
 # package imported before coins would re-enter engine.game half-built.
 from .aluette import Aluette
+from .kozel import Kozel
 
 GAMES: dict[str, type[Game]] = {
     "coins": Coins,
     "koetsieren": Koetsieren,
     "aluette": Aluette,
+    "kozel": Kozel,
 }
 """Every game by name."""
 

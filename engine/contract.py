@@ -56,16 +56,19 @@ from numba import njit
 from .aluette import kernels as aluette
 from .coins import kernels as coins
 from .koetsieren import kernels as koetsieren
+from .kozel import kernels as kozel
 from .state import GAME, PHASE, PHASE_MATCH_OVER, TO_MOVE
 
 COINS = coins.GAME_ID
 ALUETTE = aluette.GAME_ID
 KOETSIEREN = koetsieren.GAME_ID
+KOZEL = kozel.GAME_ID
 
 GAME_MODULES = {
     "coins": coins,
     "aluette": aluette,
     "koetsieren": koetsieren,
+    "kozel": kozel,
 }
 """Kernel module of every game, by name."""
 
@@ -105,6 +108,8 @@ def random_deal(state, rng, out):
         aluette.random_deal(state, rng, out)
     elif g == KOETSIEREN:
         koetsieren.random_deal(state, rng, out)
+    elif g == KOZEL:
+        kozel.random_deal(state, rng, out)
 
 
 @njit(cache=True, inline="always")
@@ -117,6 +122,8 @@ def apply_deal(state, deal):
         aluette.apply_deal(state, deal)
     elif g == KOETSIEREN:
         koetsieren.apply_deal(state, deal)
+    elif g == KOZEL:
+        kozel.apply_deal(state, deal)
 
 
 @njit(cache=True, inline="always")
@@ -129,6 +136,8 @@ def legal_actions(state, out):
         return aluette.legal_actions(state, out)
     elif g == KOETSIEREN:
         return koetsieren.legal_actions(state, out)
+    elif g == KOZEL:
+        return kozel.legal_actions(state, out)
     return 0
 
 
@@ -142,6 +151,8 @@ def apply_action(state, action):
         aluette.apply_action(state, action)
     elif g == KOETSIEREN:
         koetsieren.apply_action(state, action)
+    elif g == KOZEL:
+        kozel.apply_action(state, action)
 
 
 @njit(cache=True)
@@ -154,6 +165,8 @@ def returns(state, objective, out):
         aluette.returns(state, objective, out)
     elif g == KOETSIEREN:
         koetsieren.returns(state, objective, out)
+    elif g == KOZEL:
+        kozel.returns(state, objective, out)
 
 
 @njit(cache=True)
@@ -166,6 +179,8 @@ def determinize(state, observer, rng):
         aluette.determinize(state, observer, rng)
     elif g == KOETSIEREN:
         koetsieren.determinize(state, observer, rng)
+    elif g == KOZEL:
+        kozel.determinize(state, observer, rng)
 
 
 @njit(cache=True)
@@ -178,6 +193,8 @@ def heuristic_action(state, rng):
         return aluette.heuristic_action(state, rng)
     elif g == KOETSIEREN:
         return koetsieren.heuristic_action(state, rng)
+    elif g == KOZEL:
+        return kozel.heuristic_action(state, rng)
     return -1
 
 
@@ -192,6 +209,8 @@ def random_action(state, rng, actions):
         return aluette.random_action(state, rng)
     elif g == KOETSIEREN:
         return koetsieren.random_action(state, rng)
+    elif g == KOZEL:
+        return kozel.random_action(state, rng)
     return -1
 
 

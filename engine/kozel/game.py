@@ -1,0 +1,640 @@
+"""Kozel for people and tools: notation, records, views (RULES.md §3, §5).
+
+Notation: ``lead:9h,7h``, ``beat:Ts,8h``, ``discard:7d,6c``, ``molodka``,
+``pass``. Card order inside a set does not matter when parsing (the pairing
+of a beat follows from the sets); printed sets list the highest rank first.
+Another seat sees a face-down discard as ``discard:N``.
+
+>>> from slagwerk.engine import make_game
+>>> game = make_game("kozel")
+>>> state = game.new_match(seed=4)
+>>> state.to_move, state.legal_texts()
+(1, ['lead:Ac', 'lead:Ad', 'lead:Js,8s', 'lead:Js', 'lead:8s'])
+>>> state.view(1)["trump_card"]
+'8h'
+>>> state.apply("lead:8s,Js") == state.deals[-1].actions[-1]  # any card order
+True
+>>> state.legal_texts()[:4]  # hearts are trumps: Th beats Js, Ks beats 8s
+['discard:Ks,7s', 'discard:Th,Ks', 'beat:Th,Ks', 'discard:Kh,Ks']
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..bits import make_rng
+from ..cards import KOZEL_DECK, UNKNOWN_CARD
+from ..errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError
+from ..game import Game, OptionSpec, State
+from ..state import (
+    DEAL_COMPLETE,
+    LAST_TRICK_WINNER,
+    NOBODY,
+    OUTCOME,
+    PHASE,
+    PHASE_DEAL_PENDING,
+    PHASE_MATCH_OVER,
+    PHASE_PLAY,
+    TERMINAL,
+    TO_MOVE,
+)
+from ..views import (
+    COMMON_KEYS,
+    check_keys,
+    common_view,
+    read_common,
+    read_options,
+    want_cards,
+    write_common,
+)
+from . import kernels as K
+
+VIEW_KEYS = COMMON_KEYS + (
+    "hand",  # this seat's cards
+    "hand_sizes",  # cards held per seat
+    "trump_card",  # the card the dealer showed (its place in the stock is hidden)
+    "stock_size",  # cards left in the stock
+    "shown",  # every card shown face up this deal
+    "known_cards",  # per seat: cards everyone knows it holds (returned by a molodka)
+    "tricks",  # this deal's completed tricks as this seat saw them
+    "trick",  # the trick in progress (null between deals)
+)
+COMPLETED_TRICK_KEYS = ("leader", "plays", "winner")
+CURRENT_TRICK_KEYS = ("original_leader", "plays", "asked", "asking")
+PLAY_KEYS = ("seat", "kind", "cards")
+
+KIND_TEXT = {
+    K.KIND_LEAD: "lead",
+    K.KIND_BEAT: "beat",
+    K.KIND_DISCARD: "discard",
+    K.KIND_MOLODKA: "molodka",
+}
+TEXT_KIND = {text: kind for kind, text in KIND_TEXT.items()}
+SET_KINDS = ("lead", "beat", "discard")
+"""Action kinds written with their set of cards."""
+FACE_UP_KINDS = ("lead", "beat", "molodka")
+
+
+def _bits(mask: int) -> list[int]:
+    mask = int(mask)
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _mask(cards) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << int(c)
+    return m
+
+
+class Kozel(Game):
+    """Kozel, 4-card version: two teams, multi-card tricks beaten by pairing,
+    face-down discards, the molodka, a stock; 12 penalty points lose.
+
+    >>> game = Kozel()
+    >>> game.names_of(game.deck.mask(["7h", "As", "Th"]))
+    ['As', 'Th', '7h']
+    """
+
+    name = "kozel"
+    kernels = K
+    deck = KOZEL_DECK
+    team_game = True
+    option_specs = {
+        "first_dealer": OptionSpec(0, 0, K.N_SEATS - 1, "dealer of the first deal"),
+    }
+
+    # ------------------------------------------------------------ notation
+    def names_of(self, mask) -> list[str]:
+        """Card texts of a mask, highest rank first (suits ``c d h s`` on ties)."""
+        cards = sorted(_bits(mask), key=lambda c: (-K.rank_of(c), K.suit_of(c)))
+        return [self.deck.name(c) for c in cards]
+
+    def action_text(self, state: State, action: int, seat: int | None = None) -> str:
+        kind = int(action) >> K.KIND_SHIFT
+        if kind == K.KIND_MOLODKA:
+            return "molodka"
+        if kind == K.KIND_PASS:
+            return "pass"
+        cards = self.names_of(int(action) & K.CARD_FIELD)
+        if kind == K.KIND_DISCARD and seat is not None and seat != state.to_move:
+            return f"discard:{len(cards)}"
+        return f"{KIND_TEXT[kind]}:{','.join(cards)}"
+
+    def seen_text(self, state: State, action: int, seat: int) -> str:
+        return self.action_text(state, action, seat)
+
+    def action_of_text(self, text: str) -> int:
+        """The action written ``text`` (legal or not); :class:`IllegalActionError`
+        when it is not Kozel notation at all."""
+        if not isinstance(text, str):
+            raise IllegalActionError(f"an action is written as text, not {text!r}")
+        word = text.strip()
+        if word == "molodka":
+            return K.MOLODKA
+        if word == "pass":
+            return K.PASS
+        kind, colon, rest = word.partition(":")
+        if not colon or kind not in SET_KINDS:
+            raise IllegalActionError(
+                f"{text!r} is not a Kozel action (lead:CARDS, beat:CARDS, discard:CARDS, molodka, pass)"
+            )
+        items = [item.strip() for item in rest.split(",")]
+        if len(items) == 1 and items[0].isdigit():
+            raise IllegalActionError(
+                f"{text!r}: a discard names its cards (only other seats see it as discard:N)"
+            )
+        try:
+            cards = self.deck.parse_many(items, what=f"the cards of {text!r}")
+        except CardError as err:
+            raise IllegalActionError(str(err)) from None
+        return (TEXT_KIND[kind] << K.KIND_SHIFT) | _mask(cards)
+
+    def parse_action(self, state: State, text: str) -> int:
+        """The legal action written ``text``, cards in any order."""
+        legal = state.legal_actions()
+        if state.is_terminal or state.deal_pending:
+            raise IllegalActionError(self.explain_illegal(state, str(text), legal))
+        action = self.action_of_text(text)
+        if action in legal:
+            return action
+        raise IllegalActionError(self.explain_illegal(state, text, legal))
+
+    def explain_illegal(self, state: State, text: str, legal: list[int]) -> str:
+        if state.is_terminal or state.deal_pending:
+            return super().explain_illegal(state, text, legal)
+        seat = state.to_move
+        head = f"{text!r} is not legal for seat {seat}"
+        try:
+            action = self.action_of_text(text)
+        except IllegalActionError:
+            return super().explain_illegal(state, text, legal)
+        reason = self._reason(state, action)
+        if reason is None:
+            return super().explain_illegal(state, text, legal)
+        return f"{head}: {reason}"
+
+    def _reason(self, state: State, action: int) -> str | None:
+        arr = state.array
+        seat = state.to_move
+        kind = action >> K.KIND_SHIFT
+        if state.phase == K.PHASE_QUESTION:
+            return f"seat {seat} is asked whether to declare its molodka: answer molodka or pass"
+        if kind in (K.KIND_MOLODKA, K.KIND_PASS):
+            return "no molodka question is pending"
+        cards = action & K.CARD_FIELD
+        hand = int(arr[K.HANDS + seat])
+        missing = cards & ~hand
+        if missing:
+            return f"seat {seat} does not hold {', '.join(self.names_of(missing))}"
+        leading = int(arr[K.N_PLAYED]) == 0
+        if leading and kind != K.KIND_LEAD:
+            return f"seat {seat} leads this trick (lead:CARDS)"
+        if not leading and kind == K.KIND_LEAD:
+            return f"seat {seat} does not lead: it beats or discards"
+        if leading:
+            suits = {K.suit_of(c) for c in _bits(cards)}
+            return "a lead is cards of one suit" if len(suits) > 1 else None
+        size = int(arr[K.SET_SIZE])
+        if bin(cards).count("1") != size:
+            return f"this trick is played with {size} card(s) each"
+        winning = self.names_of(int(arr[K.WINNING_SET]))
+        return f"these cards do not each beat a card of the winning set {','.join(winning)}"
+
+    # ---------------------------------------------------------------- deals
+    def deal_to_json(self, vector: np.ndarray) -> dict:
+        v = [int(c) for c in vector]
+        hands = [
+            [self.deck.name(c) for c in v[s * K.HAND_SIZE : (s + 1) * K.HAND_SIZE]]
+            for s in range(K.N_SEATS)
+        ]
+        stock = [self.deck.name(c) for c in v[K.DEAL_STOCK : K.DEAL_STOCK + K.STOCK_SIZE]]
+        return {"hands": hands, "stock": stock, "trump_card": stock[v[K.DEAL_TRUMP_POSITION]]}
+
+    def deal_from_json(self, deal: dict) -> np.ndarray:
+        if not isinstance(deal, dict):
+            raise InvalidRecordError(f"a deal is a JSON object, not {deal!r}")
+        hands = deal.get("hands")
+        if not isinstance(hands, list) or len(hands) != K.N_SEATS:
+            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {hands!r}")
+        cards = []
+        for seat, hand in enumerate(hands):
+            parsed = self.deck.parse_many(hand, what=f"hand of seat {seat}")
+            if len(parsed) != K.HAND_SIZE:
+                raise InvalidRecordError(
+                    f"hand of seat {seat} has {len(parsed)} cards, not {K.HAND_SIZE}"
+                )
+            cards.extend(parsed)
+        if "stock" not in deal or "trump_card" not in deal:
+            raise InvalidRecordError("a Kozel deal needs 'stock' (top first) and 'trump_card'")
+        stock = self.deck.parse_many(deal["stock"], what="'stock'")
+        if len(stock) != K.STOCK_SIZE:
+            raise InvalidRecordError(f"'stock' has {len(stock)} cards, not {K.STOCK_SIZE}")
+        cards.extend(stock)
+        if len(set(cards)) != K.DECK_SIZE:
+            dup = sorted({self.deck.name(c) for c in cards if cards.count(c) > 1})
+            raise InvalidRecordError(f"a card is dealt twice: {', '.join(dup)}")
+        trump = self.deck.parse(deal["trump_card"])
+        if trump not in stock:
+            raise InvalidRecordError(
+                f"'trump_card' {deal['trump_card']!r} is not in the stock: the dealer shows a stock card"
+            )
+        return np.array(cards + [stock.index(trump)], dtype=np.int64)
+
+    # ---------------------------------------------------------------- views
+    def view(self, state: State, seat: int) -> dict:
+        arr = state.array
+        view = common_view(state, seat)
+        face_up = int(arr[K.FACE_UP])
+        dealt = state.deal_number > 0
+        in_deal = state.phase in (PHASE_PLAY, K.PHASE_QUESTION)
+        done = min(state.tricks_done, K.MAX_TRICKS)
+        tricks = [
+            {
+                "leader": int(arr[K.TRICK_LEADERS + t]),
+                "plays": self._plays(arr, t, seat, int(arr[K.TRICK_LEADERS + t])),
+                "winner": int(arr[K.TRICK_WINNERS + t]),
+            }
+            for t in range(done if dealt else 0)
+        ]
+        trick = None
+        if in_deal:
+            asked = int(arr[K.ASKED])
+            trick = {
+                "original_leader": int(arr[K.ORIGINAL_LEADER]),
+                "plays": self._plays(arr, done, seat, state.leader),
+                "asked": [s for s in range(K.N_SEATS) if asked >> s & 1],
+                "asking": state.to_move if state.phase == K.PHASE_QUESTION else None,
+            }
+        hands = [int(arr[K.HANDS + s]) for s in range(K.N_SEATS)]
+        view.update(
+            hand=self.names_of(hands[seat]),
+            hand_sizes=[bin(h).count("1") for h in hands],
+            trump_card=self.deck.name(int(arr[K.TRUMP_CARD])) if dealt else None,
+            stock_size=K.STOCK_SIZE - int(arr[K.STOCK_NEXT]) if dealt else K.STOCK_SIZE,
+            shown=self.names_of(face_up),
+            known_cards=[self.names_of(h & face_up) for h in hands],
+            tricks=tricks,
+            trick=trick,
+        )
+        return view
+
+    def _plays(self, arr, t: int, seat: int, leader: int) -> list[dict]:
+        """The plays of trick ``t`` in order from ``leader``, as ``seat`` saw them."""
+        face_up = int(arr[K.FACE_UP])
+        plays = []
+        for i in range(K.N_SEATS):
+            p = (leader + i) % K.N_SEATS
+            cell = t * K.N_SEATS + p
+            kind = int(arr[K.PLAY_KIND + cell])
+            if not kind:
+                continue
+            cards = int(arr[K.PLAYED + cell])
+            if kind == K.KIND_DISCARD and p != seat:
+                names = self.names_of(cards & face_up)
+                names += [UNKNOWN_CARD] * bin(cards & ~face_up).count("1")
+            else:
+                names = self.names_of(cards)
+            plays.append({"seat": p, "kind": KIND_TEXT[kind], "cards": names})
+        return plays
+
+    def state_from_view(self, view: dict, seed: int = 0) -> State:
+        check_keys(view, VIEW_KEYS, [k for k in VIEW_KEYS if k != "legal_actions"], self.name)
+        read_common(view, K.N_SEATS, self.name, K.MAX_TRICKS, 10**6)
+        game = Kozel(**read_options(view, Kozel))
+        return _ViewReader(game, view).build(seed)
+
+    # -------------------------------------------------------------- display
+    def render(self, state: State, seat: int | None = None) -> str:
+        arr = state.array
+        totals = state.totals
+        lines = [
+            f"Kozel, deal {state.deal_number}, dealer {state.dealer}, "
+            f"penalty points: team 0 (seats 0, 2) {totals[0]}, team 1 (seats 1, 3) {totals[1]}"
+        ]
+        if state.deal_number == 0:
+            return "\n".join(lines)
+        trump = self.deck.name(int(arr[K.TRUMP_CARD]))
+        lines.append(
+            f"  trump {trump[1]} (shown card {trump}), stock {K.STOCK_SIZE - int(arr[K.STOCK_NEXT])} cards"
+        )
+        for s in range(K.N_SEATS):
+            hand = int(arr[K.HANDS + s])
+            if seat is None or s == seat:
+                cards = " ".join(self.names_of(hand)) or "-"
+            else:
+                cards = f"({bin(hand).count('1')} cards)"
+            lines.append(f"  seat {s}: {cards}")
+        if state.phase in (PHASE_PLAY, K.PHASE_QUESTION):
+            plays = self._plays(arr, state.tricks_done, -1 if seat is None else seat, state.leader)
+            if seat is None:  # the omniscient picture shows face-down cards too
+                for play in plays:
+                    cell = state.tricks_done * K.N_SEATS + play["seat"]
+                    play["cards"] = self.names_of(int(arr[K.PLAYED + cell]))
+            shown = ", ".join(f"seat {p['seat']} {p['kind']}:{','.join(p['cards'])}" for p in plays)
+            lines.append(f"  trick {state.tricks_done + 1}: {shown or '(nothing played yet)'}")
+            if state.phase == K.PHASE_QUESTION:
+                lines.append(f"  seat {state.to_move} is asked: molodka or pass?")
+        piles = [bin(int(arr[K.PILES + t])).count("1") for t in range(K.N_TEAMS)]
+        lines.append(f"  piles: team 0 {piles[0]} cards, team 1 {piles[1]} cards")
+        return "\n".join(lines)
+
+
+class _ViewReader:
+    """Checks a Kozel view and rebuilds a state consistent with it."""
+
+    def __init__(self, game: Kozel, view: dict):
+        self.game = game
+        self.view = view
+        self.deck = game.deck
+        self.seat = view["seat"]
+        self.trump_suit = -1
+
+    # -- small readers
+    def fail(self, message: str):
+        raise InvalidViewError(message)
+
+    def card_list(self, value, where: str, unknown_ok: bool) -> tuple[list[int], int]:
+        """Known card indices and the number of ``??`` in a list of card texts."""
+        if not isinstance(value, list):
+            self.fail(f"{where} must be a list of cards, not {value!r}")
+        known = [t for t in value if t != UNKNOWN_CARD]
+        unknown = len(value) - len(known)
+        if unknown and not unknown_ok:
+            self.fail(f"{where} cannot hold unknown cards '??': this seat saw them")
+        try:
+            cards = self.deck.parse_many(known, what=where)
+        except CardError as err:
+            self.fail(str(err))
+        return cards, unknown
+
+    def seat_value(self, value, where: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < K.N_SEATS:
+            self.fail(f"{where} must be a seat 0..{K.N_SEATS - 1}, not {value!r}")
+        return value
+
+    def record(self, cards, where: str):
+        for c in cards:
+            if c in self.located:
+                self.fail(
+                    f"card {self.deck.name(c)} appears twice in the view "
+                    f"(in {self.located[c]} and {where})"
+                )
+            self.located[c] = where
+
+    # -- tricks
+    def read_plays(self, trick: dict, t: int, leader: int, complete: bool) -> list[tuple]:
+        """``(seat, kind, known cards, unknown count)`` per play, checked."""
+        where = f"trick {t + 1}"
+        plays = trick["plays"]
+        if not isinstance(plays, list):
+            self.fail(f"{where}: 'plays' must be a list, not {plays!r}")
+        if complete and len(plays) != K.N_SEATS:
+            self.fail(f"{where} is complete but has {len(plays)} plays, not {K.N_SEATS}")
+        if not complete and len(plays) >= K.N_SEATS:
+            self.fail(f"{where} is in progress but has {len(plays)} plays")
+        out = []
+        size = 0
+        winning: list[int] = []
+        for i, play in enumerate(plays):
+            pw = f"{where}, play {i + 1}"
+            if not isinstance(play, dict) or set(play) != set(PLAY_KEYS):
+                self.fail(f"{pw} must be an object with the fields {', '.join(PLAY_KEYS)}, not {play!r}")
+            seat = self.seat_value(play["seat"], f"{pw} 'seat'")
+            if seat != (leader + i) % K.N_SEATS:
+                self.fail(f"{pw} is by seat {seat}, but seat {(leader + i) % K.N_SEATS} plays then")
+            kind = play["kind"]
+            allowed = ("lead", "molodka") if i == 0 else ("beat", "discard")
+            if kind not in allowed:
+                self.fail(f"{pw}: kind {kind!r} must be one of {', '.join(allowed)}")
+            hidden_ok = kind == "discard" and seat != self.seat
+            cards, unknown = self.card_list(play["cards"], f"{pw} 'cards'", hidden_ok)
+            count = len(cards) + unknown
+            if i == 0:
+                size = count
+                if not 1 <= size <= K.HAND_SIZE or len({K.suit_of(c) for c in cards}) != 1:
+                    self.fail(f"{pw}: a lead is 1 to 4 cards of one suit, not {play['cards']!r}")
+                if kind == "molodka" and size != K.HAND_SIZE:
+                    self.fail(f"{pw}: a molodka is four cards, not {size}")
+            elif count != size:
+                self.fail(f"{pw} has {count} cards, but the trick is played with {size}")
+            if kind == "beat" and not K.beats_set(_mask(cards), _mask(winning), self.trump_suit):
+                self.fail(f"{pw}: {','.join(play['cards'])} does not beat the winning set")
+            if kind in FACE_UP_KINDS:
+                winning = cards
+                missing = [c for c in cards if c not in self.shown]
+                if missing:
+                    self.fail(f"{pw}: face-up card {self.deck.name(missing[0])} is missing from 'shown'")
+            elif seat != self.seat:
+                hidden = [c for c in cards if c not in self.shown]
+                if hidden:
+                    self.fail(f"{pw}: seat {self.seat} cannot know the face-down {self.deck.name(hidden[0])}")
+            if t == 0 and self.trump in cards:
+                self.fail(f"{pw}: the trump card {self.deck.name(self.trump)} lies in the stock "
+                          "until the first draw")
+            self.record(cards, pw)
+            out.append((seat, TEXT_KIND[kind], cards, unknown))
+        return out
+
+    def build(self, seed: int) -> State:
+        view = self.view
+        deck = self.deck
+        seat = self.seat
+        to_move = view["to_move"]
+        tricks_done = view["tricks_done"]
+        totals = view["totals"]
+        if any(totals[s] != totals[s % 2] or totals[s] % 2 for s in range(K.N_SEATS)):
+            self.fail(f"totals {totals!r} must be each team's (even) penalty points, equal for partners")
+        trump_text = view["trump_card"]
+        try:
+            self.trump = deck.parse(trump_text)
+        except CardError as err:
+            self.fail(f"view field 'trump_card': {err}")
+        self.trump_suit = K.suit_of(self.trump)
+        self.shown = set(want_cards(view, "shown", deck))
+        hand = want_cards(view, "hand", deck)
+        self.located: dict[int, str] = {}
+        self.record(hand, "'hand'")
+        known = view["known_cards"]
+        if not isinstance(known, list) or len(known) != K.N_SEATS:
+            self.fail(f"view field 'known_cards' must list {K.N_SEATS} card lists, not {known!r}")
+        known_cards = [self.card_list(known[s], f"'known_cards' of seat {s}", False)[0]
+                       for s in range(K.N_SEATS)]
+        if sorted(known_cards[seat]) != sorted(c for c in hand if c in self.shown):
+            self.fail(f"'known_cards' of seat {seat} must be its hand cards that were shown face up")
+        for s in range(K.N_SEATS):
+            if s != seat:
+                self.record(known_cards[s], f"'known_cards' of seat {s}")
+            if any(c not in self.shown for c in known_cards[s]):
+                self.fail(f"'known_cards' of seat {s} lists a card that was never shown face up")
+
+        completed = view["tricks"]
+        if not isinstance(completed, list) or len(completed) != tricks_done:
+            self.fail(f"view field 'tricks' must list the {tricks_done} completed tricks")
+        hand_size, stock = K.HAND_SIZE, K.STOCK_SIZE
+        cells = []  # (trick, seat, kind, known cards, unknown count)
+        leaders, winners = [], []
+        previous = None
+        for t, trick in enumerate(completed):
+            if not isinstance(trick, dict) or set(trick) != set(COMPLETED_TRICK_KEYS):
+                fields = ", ".join(COMPLETED_TRICK_KEYS)
+                self.fail(f"trick {t + 1} must be an object with the fields {fields}")
+            leader = self.seat_value(trick["leader"], f"trick {t + 1} 'leader'")
+            plays = self.read_plays(trick, t, leader, complete=True)
+            if previous is not None and plays[0][1] == K.KIND_LEAD and leader != previous:
+                self.fail(f"trick {t + 1} is led by seat {leader}, not by seat {previous} who won trick {t}")
+            winner = [p[0] for p in plays if p[1] != K.KIND_DISCARD][-1]
+            if trick["winner"] != winner:
+                self.fail(f"trick {t + 1}: the last beater, seat {winner}, wins it, not {trick['winner']!r}")
+            size = len(plays[0][2])
+            hand_size -= size
+            draws = min(size, stock // K.N_SEATS)
+            hand_size += draws
+            stock -= draws * K.N_SEATS
+            cells += [(t, *p) for p in plays]
+            leaders.append(leader)
+            winners.append(winner)
+            previous = winner
+
+        sizes = [hand_size] * K.N_SEATS
+        trick = view["trick"]
+        current = []
+        if to_move is None:
+            if trick is not None:
+                self.fail("view field 'trick' must be null when nobody is to move")
+            if hand_size != 0 and tricks_done:
+                self.fail("nobody is to move, but the deal is not over")
+        else:
+            if hand_size == 0 or tricks_done >= K.MAX_TRICKS:
+                self.fail("the deal is over, so nobody can be to move")
+            if not isinstance(trick, dict) or set(trick) != set(CURRENT_TRICK_KEYS):
+                fields = ", ".join(CURRENT_TRICK_KEYS)
+                self.fail(f"view field 'trick' must be an object with the fields {fields}")
+            original = self.seat_value(trick["original_leader"], "trick 'original_leader'")
+            if previous is not None and original != previous:
+                self.fail(f"the trick in progress is led by seat {previous}, who won the last one")
+            leader = view["leader"]
+            current = self.read_plays(trick, tricks_done, leader, complete=False)
+            declared = bool(current) and current[0][1] == K.KIND_MOLODKA
+            if not declared and leader != original:
+                self.fail(f"'leader' {leader} differs from the original leader {original} without a molodka")
+            for p in current:
+                sizes[p[0]] -= len(p[2]) + p[3]
+            cells += [(tricks_done, *p) for p in current]
+        if len(hand) != sizes[seat]:
+            self.fail(f"seat {seat} should hold {sizes[seat]} cards at this point, not {len(hand)}")
+        if view["hand_sizes"] != sizes:
+            self.fail(f"hand_sizes {view['hand_sizes']!r} should be {sizes!r}")
+        if view["stock_size"] != stock:
+            self.fail(f"stock_size {view['stock_size']!r} should be {stock} after these tricks")
+        if tricks_done == 0 and (self.trump in hand or self.trump in self.shown):
+            self.fail(f"the trump card {deck.name(self.trump)} lies in the stock until the first draw")
+        for s in range(K.N_SEATS):
+            if len(known_cards[s]) > sizes[s]:
+                self.fail(f"seat {s} holds {sizes[s]} cards, fewer than its known cards")
+        unlocated = sorted(self.shown - set(self.located))
+        if unlocated:
+            self.fail(f"shown card {deck.name(unlocated[0])} is nowhere in the view")
+
+        state = self.game.new_match()
+        arr = state.array
+        write_common(arr, view, K.N_SEATS)
+        # Cards the seat cannot see fill the hidden places in any order; determinize
+        # below redeals them properly from the seed.
+        pool = [c for c in range(K.DECK_SIZE) if c not in self.located]
+        places = sum(sizes[s] - len(known_cards[s]) for s in range(K.N_SEATS) if s != seat)
+        places += sum(cell[4] for cell in cells) + stock
+        if places != len(pool):
+            self.fail(f"{len(pool)} unseen cards do not fill the {places} hidden places of the view")
+        pool.reverse()
+        for s in range(K.N_SEATS):
+            cards = hand if s == seat else known_cards[s] + [pool.pop() for _ in range(
+                sizes[s] - len(known_cards[s]))]
+            arr[K.HANDS + s] = _mask(cards)
+        for t, s, kind, cards, unknown in cells:
+            arr[K.PLAYED + t * K.N_SEATS + s] = _mask(cards + [pool.pop() for _ in range(unknown)])
+            arr[K.PLAY_KIND + t * K.N_SEATS + s] = kind
+        arr[K.STOCK_NEXT] = K.STOCK_SIZE - stock
+        for i in range(K.STOCK_SIZE - stock, K.STOCK_SIZE):
+            arr[K.STOCK + i] = pool.pop()
+        arr[K.TRUMP_CARD] = self.trump
+        arr[K.TRUMP_SUIT] = self.trump_suit
+        arr[K.FACE_UP] = _mask(self.shown)
+        arr[K.TRICK_LEADERS : K.TRICK_LEADERS + K.MAX_TRICKS] = -1
+        arr[K.TRICK_WINNERS : K.TRICK_WINNERS + K.MAX_TRICKS] = -1
+        for t, (leader, winner) in enumerate(zip(leaders, winners)):
+            arr[K.TRICK_LEADERS + t] = leader
+            arr[K.TRICK_WINNERS + t] = winner
+            team = winner % 2
+            arr[K.TEAM_TRICKS + team] += 1
+            for s in range(K.N_SEATS):
+                arr[K.PILES + team] |= arr[K.PLAYED + t * K.N_SEATS + s]
+        arr[LAST_TRICK_WINNER] = winners[-1] if winners else NOBODY
+        arr[K.NEXT_LEADER] = winners[-1] if winners else (view["dealer"] + 1) % K.N_SEATS
+        if to_move is None:
+            self._finish_rebuild(arr)
+            return state
+        self._trick_fields(arr, trick, current, sizes, hand)
+        K.determinize(arr, seat, make_rng(seed))
+        return state
+
+    def _trick_fields(self, arr, trick, current, sizes, hand):
+        """The trick in progress: winning set, molodka questions, who is to move."""
+        view = self.view
+        seat, to_move, leader = self.seat, view["to_move"], view["leader"]
+        t = view["tricks_done"]
+        original = trick["original_leader"]
+        arr[K.TRICK_LEADERS + t] = leader
+        arr[K.ORIGINAL_LEADER] = original
+        arr[K.N_PLAYED] = len(current)
+        arr[K.SET_SIZE] = len(current[0][2]) if current else 0
+        face_up = [p for p in current if p[1] != K.KIND_DISCARD]
+        arr[K.WINNING_SET] = _mask(face_up[-1][2]) if face_up else 0
+        arr[K.WINNING_SEAT] = face_up[-1][0] if face_up else -1
+        declared = bool(current) and current[0][1] == K.KIND_MOLODKA
+        arr[K.MOLODKA_DECLARED] = int(declared)
+        asked = trick["asked"]
+        if not isinstance(asked, list) or len(set(asked)) != len(asked):
+            self.fail(f"trick 'asked' must list distinct seats, not {asked!r}")
+        asked = [self.seat_value(s, "trick 'asked'") for s in asked]
+        arr[K.ASKED] = sum(1 << s for s in asked)
+        asking = trick["asking"]
+        played = {p[0] for p in current}
+        if asked and sizes[asked[0]] + (len(current[0][2]) if asked[0] in played else 0) != K.HAND_SIZE:
+            self.fail(f"seats {asked!r} were asked about a molodka, but hands are not full")
+        if asking is None:
+            arr[PHASE] = PHASE_PLAY
+            if to_move != (leader + len(current)) % K.N_SEATS:
+                self.fail(f"seat {to_move} cannot be to move: seat {leader} leads and "
+                          f"{len(current)} play(s) were made")
+        else:
+            self.seat_value(asking, "trick 'asking'")
+            if asking != to_move or asking not in asked or asking in played or declared:
+                self.fail(f"seat {asking!r} cannot be asked about a molodka now")
+            if sizes[asking] != K.HAND_SIZE:
+                self.fail(f"seat {asking} holds {sizes[asking]} cards: no molodka to ask about")
+            arr[PHASE] = K.PHASE_QUESTION
+            arr[K.QUESTION_POS] = (asking - trick["original_leader"]) % K.N_SEATS
+        if seat not in played and not declared and sizes[seat] == K.HAND_SIZE:
+            holds = bool(K.holds_molodka(_mask(hand)))
+            must, must_not = K._molodka_constraints(arr, -1)
+            if (must >> seat & 1 and not holds) or (must_not >> seat & 1 and holds):
+                self.fail(f"seat {seat}'s hand contradicts the molodka questions of this trick")
+
+    def _finish_rebuild(self, arr):
+        """A view where nobody moves: between deals, or the match is over."""
+        totals = self.view["totals"]
+        arr[DEAL_COMPLETE] = 1
+        if max(totals) >= K.LOSING_PENALTY:
+            arr[PHASE] = PHASE_MATCH_OVER
+            arr[TO_MOVE] = TERMINAL
+            for s in range(K.N_SEATS):
+                arr[OUTCOME + s] = 0 if totals[s] >= K.LOSING_PENALTY else 2
+        else:
+            arr[PHASE] = PHASE_DEAL_PENDING
+
