@@ -1,0 +1,498 @@
+"""Kozel (RULES.md §3, §5): every rule and ruling with hand-built deals and records,
+notation, records, views."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from paths import EXAMPLES
+from slagwerk.engine import (
+    IllegalActionError,
+    InvalidRecordError,
+    InvalidViewError,
+    make_game,
+)
+from slagwerk.engine.bits import make_rng
+from slagwerk.engine.cards import KOZEL_DECK
+from slagwerk.engine.kozel import kernels as K
+from slagwerk.engine.kozel import pure
+from slagwerk.engine.records import load_record, record_of, replay
+
+from slagwerk.cli import main
+
+GAME = make_game("kozel")
+ALL_CARDS = KOZEL_DECK.names(KOZEL_DECK.all_mask)  # suit by suit, 6 up to A
+mask = KOZEL_DECK.mask
+
+
+def deal_json(hands, trump, stock_top=()):
+    """A deal with these hands; the stock starts with ``stock_top`` and goes on
+    with the remaining cards in deck order; ``trump`` is the shown stock card."""
+    used = {c for hand in hands for c in hand} | set(stock_top)
+    stock = list(stock_top) + [c for c in ALL_CARDS if c not in used]
+    return {"hands": hands, "stock": stock, "trump_card": trump}
+
+
+def start(hands, trump, stock_top=(), dealer=0):
+    """A match whose first deal is the given one."""
+    game = make_game("kozel", first_dealer=dealer)
+    state = game.new_match()
+    state.deal(game.deal_from_json(deal_json(hands, trump, stock_top)))
+    return state
+
+
+def play(state, *texts):
+    for text in texts:
+        state.apply(text)
+    return state
+
+
+def hand(state, seat):
+    return set(KOZEL_DECK.names(int(state.array[K.HANDS + seat])))
+
+
+# ----------------------------------------------------------------- beating
+
+
+@pytest.mark.parametrize(
+    "cards, winning, trump, expected, why",
+    [
+        ("Th", "9h", "s", True, "a higher card of the same suit beats"),
+        ("9h", "Th", "s", False, "a lower card of the same suit does not"),
+        ("Th", "Kh", "s", True, "rank order A T K Q J 9 8 7 6: the ten beats the king"),
+        ("6s", "Ah", "s", True, "any trump beats a non-trump"),
+        ("Ah", "6s", "s", False, "a non-trump never beats a trump"),
+        ("Ac", "6d", "s", False, "plain cards of different suits do not compare"),
+        ("7s", "8s", "s", False, "a lower trump does not beat a higher trump"),
+        ("As,Td,8s", "Qs,9s,6s", "d", True, "mixed suits: As>Qs, trump Td>9s, 8s>6s"),
+        ("Ah,8h", "Kh,7h", "s", True, "A beats K and 8 beats 7"),
+        ("8h,Qh", "Kh,7h", "s", False, "nothing beats the king: only a partial beat"),
+        ("Th,6c", "9h,7h", "s", False, "6c beats nothing: a partial beat is no beat"),
+        ("As,6s", "Ts,9h", "s", True, "As beats the trump ten, 6s trumps 9h"),
+        ("Js,6s", "Ts,9h", "s", False, "no trump here beats the trump ten"),
+        ("7h,7d", "6h,6c", "s", False, "7d cannot beat 6c (different plain suits)"),
+        ("Ac,Kc,Qc,6c", "Jc,9c,8c,7c", "h", False, "three high clubs, but the 6c beats nothing"),
+        ("Ac,Kc,Qc,Tc", "Jc,9c,7c,6c", "h", True, "four higher clubs beat four clubs"),
+    ],
+)
+def test_beats_set(cards, winning, trump, expected, why):
+    trump_suit = "cdhs".index(trump)
+    assert K.beats_set(mask(cards.split(",")), mask(winning.split(",")), trump_suit) == expected, why
+
+
+def _pure_card(index):
+    return (index % 9, "cdhs"[index // 9])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 3), st.randoms(use_true_random=False))
+def test_beats_set_agrees_with_trying_every_pairing(size, trump, rnd):
+    cards = rnd.sample(range(36), 2 * size)
+    attack, winning = cards[:size], cards[size:]
+    if rnd.random() < 0.5:  # make the winning set one suit, like a lead
+        suit = rnd.randrange(4)
+        winning = rnd.sample([c for c in range(suit * 9, suit * 9 + 9) if c not in attack], size)
+    expected = pure.beats_set(
+        [_pure_card(c) for c in attack], [_pure_card(c) for c in winning], "cdhs"[trump]
+    )
+    assert K.beats_set(sum(1 << c for c in attack), sum(1 << c for c in winning), trump) == expected
+
+
+# ------------------------------------------------------------------- tricks
+
+# Dealer 0, so seat 1 leads the first trick. Spades are trumps (the 7s is shown).
+HANDS = [
+    ["Ac", "Td", "8h", "6s"],
+    ["9h", "7h", "Kd", "Qc"],
+    ["Th", "6c", "Jh", "As"],
+    ["Ah", "Kh", "9d", "7c"],
+]
+
+
+def test_leader_leads_one_to_four_cards_of_one_suit():
+    state = start(HANDS, "7s")
+    assert state.to_move == 1 and state.phase == K.PHASE_PLAY
+    assert sorted(state.legal_texts()) == sorted(
+        ["lead:9h", "lead:7h", "lead:9h,7h", "lead:Kd", "lead:Qc"]
+    )
+    with pytest.raises(IllegalActionError, match="a lead is cards of one suit"):
+        state.apply("lead:9h,Kd")
+
+
+def test_responses_have_the_leads_size_and_partial_beats_are_discards():
+    state = play(start(HANDS, "7s"), "lead:9h,7h")
+    legal = state.legal_texts()
+    # seat 2 holds Th Jh 6c As: any two cards face down, beats only where both cards beat
+    assert all(t.startswith(("beat:", "discard:")) and len(t.split(":")[1].split(",")) == 2 for t in legal)
+    assert sum(t.startswith("discard:") for t in legal) == 6
+    beats = sorted(t for t in legal if t.startswith("beat:"))
+    assert beats == ["beat:As,Jh", "beat:As,Th", "beat:Th,Jh"]
+    assert "discard:Th,6c" in legal  # Th beats but 6c beats nothing: a discard
+    with pytest.raises(IllegalActionError, match="do not each beat a card of the winning set 9h,7h"):
+        state.apply("beat:Th,6c")
+    with pytest.raises(IllegalActionError, match="played with 2 card"):
+        state.apply("discard:6c")
+
+
+def test_the_last_beater_takes_the_trick_and_leads_next():
+    # 9h led; Th beats it; Ah beats Th (the new winning set); seat 0 discards
+    state = play(start(HANDS, "7s"), "lead:9h", "beat:Th", "beat:Ah")
+    assert state.to_move == 0
+    assert "beat:8h" not in state.legal_texts()  # 8h beat the lead, not the Ah now winning
+    play(state, "discard:8h")
+    assert state.deals[-1].trick_winners == [3]
+    assert state.leader == 3 and state.to_move == 3
+    assert int(state.array[K.PILES + 1]) == mask(["9h", "Th", "Ah", "8h"])
+
+
+def test_a_trick_nobody_beats_goes_to_the_leader():
+    state = play(start(HANDS, "7s"), "lead:Qc", "discard:6c", "discard:7c", "discard:Td")
+    assert state.deals[-1].trick_winners == [1] and state.to_move == 1
+
+
+def test_drawing_one_at_a_time_clockwise_from_the_winner():
+    stock_top = ["Qs", "Ks", "Ts", "Qh", "Jd", "8d", "8c", "9c"]
+    state = start(HANDS, "7s", stock_top)
+    # seat 1 leads two hearts, seat 2 beats with Jh,Th, seats 3 and 0 discard: seat 2 wins
+    play(state, "lead:9h,7h", "beat:Jh,Th", "discard:9d,7c", "discard:8h,6s")
+    assert state.deals[-1].trick_winners == [2]
+    # winner 2 draws Qs then Jd; seat 3 Ks, 8d; seat 0 Ts, 8c; seat 1 Qh, 9c
+    assert hand(state, 2) == {"6c", "As", "Qs", "Jd"}
+    assert hand(state, 3) == {"Ah", "Kh", "Ks", "8d"}
+    assert hand(state, 0) == {"Ac", "Td", "Ts", "8c"}
+    assert hand(state, 1) == {"Kd", "Qc", "Qh", "9c"}
+    assert state.view(0)["stock_size"] == 12 and state.view(0)["hand_sizes"] == [4, 4, 4, 4]
+
+
+def test_face_down_discards_are_seen_only_by_their_owner():
+    state = play(start(HANDS, "7s"), "lead:9h,7h", "discard:Th,6c")
+    other, own = state.view(3), state.view(2)
+    assert other["history"][-1] == {"seat": 2, "action": "discard:2"}
+    assert own["history"][-1] == {"seat": 2, "action": "discard:Th,6c"}
+    assert other["trick"]["plays"][1] == {"seat": 2, "kind": "discard", "cards": ["??", "??"]}
+    assert own["trick"]["plays"][1]["cards"] == ["Th", "6c"]
+    assert "Th" not in other["shown"]
+    # the record (which sees everything) names the cards
+    assert record_of(state)["deals"][0]["actions"][-1] == "discard:Th,6c"
+
+
+# ------------------------------------------------------------------ molodka
+
+# Dealer 0: seat 1 leads. Seats 2 (spades), 3 (hearts) and 0 (clubs) hold
+# molodkas; diamonds are trumps (the Td is shown).
+MOLODKA_HANDS = [
+    ["6c", "7c", "8c", "9c"],
+    ["Ad", "Kd", "6h", "7h"],
+    ["6s", "7s", "8s", "9s"],
+    ["Ah", "Kh", "Qh", "Jh"],
+]
+
+
+def test_molodka_questions_before_the_lead_in_priority_from_the_leader():
+    state = start(MOLODKA_HANDS, "Td")
+    asked = []
+    while state.phase == K.PHASE_QUESTION:
+        assert state.legal_texts() == ["molodka", "pass"]
+        asked.append(state.to_move)
+        state.apply("pass")
+    assert asked == [2, 3, 0]  # clockwise from the leader, seat 1 (no molodka)
+    assert state.to_move == 1 and state.phase == K.PHASE_PLAY
+
+
+def test_while_a_question_is_pending_only_molodka_and_pass_are_legal():
+    state = start(MOLODKA_HANDS, "Td")
+    with pytest.raises(IllegalActionError, match="asked whether to declare its molodka"):
+        state.apply("discard:9s,8s,7s,6s")
+    play(state, "pass", "pass", "pass")
+    with pytest.raises(IllegalActionError, match="no molodka question is pending"):
+        state.apply("molodka")
+
+
+def test_molodka_before_the_lead_is_the_lead_of_the_four_cards():
+    state = play(start(MOLODKA_HANDS, "Td"), "pass", "molodka")  # seat 2 passes, seat 3 declares
+    assert state.leader == 3 and state.to_move == 0
+    view = state.view(1)
+    assert view["trick"]["plays"] == [{"seat": 3, "kind": "molodka", "cards": ["Ah", "Kh", "Qh", "Jh"]}]
+    assert state.legal_texts() == ["discard:9c,8c,7c,6c"]  # four cards each; nobody is asked again
+    play(state, "discard:9c,8c,7c,6c")
+    assert state.legal_texts() == ["discard:Ad,Kd,7h,6h"]  # two trumps beat only two hearts
+    play(state, "discard:Ad,Kd,7h,6h", "discard:9s,8s,7s,6s")
+    assert state.deals[-1].trick_winners == [3]
+    assert hand(state, 3) == set(state.game.deal_to_json(state.deals[-1].vector)["stock"][0:16:4])
+
+
+def test_molodka_after_a_play_returns_the_cards_and_passers_are_asked_again():
+    state = play(start(MOLODKA_HANDS, "Td"), "pass", "pass", "pass", "lead:Ad")
+    asked = [state.to_move]
+    play(state, "pass")  # seat 2 passes again
+    asked.append(state.to_move)
+    play(state, "molodka")  # seat 3 declares: the Ad goes back to seat 1
+    assert asked == [2, 3]
+    assert "Ad" in hand(state, 1) and state.leader == 3 and state.to_move == 0
+    assert state.view(0)["known_cards"][1] == ["Ad"]  # everyone saw it go back
+    assert state.view(0)["trick"]["asked"] == [0, 2, 3]
+    play(state, "discard:9c,8c,7c,6c")
+    assert state.legal_texts() == ["discard:Ad,Kd,7h,6h"]
+
+
+def test_a_holder_may_pass_and_play_its_four_cards_by_the_usual_rules():
+    hands = [MOLODKA_HANDS[1], MOLODKA_HANDS[0], MOLODKA_HANDS[2], MOLODKA_HANDS[3]]
+    state = start(hands, "Td")  # seat 1 leads and holds the clubs molodka: it is asked first
+    assert state.to_move == 1 and state.phase == K.PHASE_QUESTION
+    play(state, "pass", "pass", "pass")  # seats 1, 2, 3
+    assert "lead:9c,8c,7c,6c" in state.legal_texts()
+    play(state, "lead:9c,8c,7c,6c")
+    # an ordinary four-card lead: the other holders are asked again
+    assert state.phase == K.PHASE_QUESTION and state.to_move == 2
+
+
+def test_trump_molodka_takes_the_trick():
+    hands = [
+        ["6d", "7d", "8d", "9d"], ["Ac", "Tc", "Kc", "Qh"], ["As", "Ah", "Ts", "Th"], ["Ks", "Kh", "Jc", "Qs"]
+    ]
+    state = start(hands, "Td")
+    assert state.to_move == 0 and state.phase == K.PHASE_QUESTION  # only seat 0 holds a molodka
+    play(state, "molodka")
+    for _ in range(3):
+        assert all(t.startswith("discard:") for t in state.legal_texts())  # trumps cannot be beaten here
+        state.apply(state.legal_actions()[0])
+    assert state.deals[-1].trick_winners == [0]
+
+
+def test_declaring_ends_the_questions_of_the_trick():
+    state = play(start(MOLODKA_HANDS, "Td"), "molodka")  # seat 2 declares before the lead
+    assert state.phase == K.PHASE_PLAY and state.to_move == 3
+    play(state, "discard:Ah,Kh,Qh,Jh")
+    assert state.phase == K.PHASE_PLAY and state.to_move == 0  # seat 0's clubs molodka: not asked
+
+
+# ------------------------------------------------------------------ scoring
+
+
+@pytest.mark.parametrize(
+    "points, tricks, penalty",
+    [(59, 3, 2), (31, 1, 2), (30, 1, 4), (0, 2, 4), (0, 0, 6)],
+)
+def test_penalty_bands(points, tricks, penalty):
+    assert K.deal_penalty(points, tricks) == penalty
+    assert pure.deal_penalty(points, tricks) == penalty
+
+
+def _random_deal_state(seed):
+    """A match of seed ``seed`` with its first deal played at random to the end."""
+    state = GAME.new_match(seed=seed)
+    rng = random.Random(seed)
+    while not state.deal_pending and not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+    return state
+
+
+def test_deal_score_counts_the_piles_and_charges_the_loser():
+    for seed in range(40):
+        state = _random_deal_state(seed)
+        log = state.deals[-1]
+        piles = [int(state.array[K.PILES + t]) for t in range(2)]
+        assert piles[0] & piles[1] == 0 and piles[0] | piles[1] == (1 << 36) - 1
+        points = [sum(K.RANK_POINTS[c % 9] for c in range(36) if pile >> c & 1) for pile in piles]
+        assert sum(points) == 120 and log.points == [points[0], points[1], points[0], points[1]]
+        expected = _own_penalty(log)
+        assert state.totals == [expected[0], expected[1], expected[0], expected[1]]
+
+
+def _play_out_deal(state, rng):
+    while not state.deal_pending and not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+
+
+def _own_penalty(log):
+    """Penalty points per team of a finished deal, computed from its log."""
+    points = log.points[:2]
+    tricks = [sum(1 for w in log.trick_winners if w % 2 == team) for team in range(2)]
+    penalty = [0, 0]
+    if points[0] != points[1]:
+        loser = points.index(min(points))
+        penalty[loser] = 2 if points[loser] >= 31 else 4 if tricks[loser] else 6
+    return penalty
+
+
+def test_eggs_at_sixty_each_score_nothing_and_carry_nothing():
+    seed = next(s for s in range(3000) if _random_deal_state(s).deals[-1].points == [60, 60, 60, 60])
+    state = _random_deal_state(seed)
+    assert state.totals == [0, 0, 0, 0] and state.deal_pending and not state.is_terminal
+    state.deal(rng=make_rng(seed))
+    _play_out_deal(state, random.Random(seed))
+    penalty = _own_penalty(state.deals[-1])  # the second deal counts on its own
+    assert state.totals == [penalty[0], penalty[1], penalty[0], penalty[1]]
+
+
+def test_next_deal_is_led_by_the_last_trick_winner_and_dealt_by_the_next_seat():
+    for seed in range(6):
+        state = _random_deal_state(seed)
+        last = state.deals[-1].trick_winners[-1]
+        assert state.dealer == 1  # first dealer 0, one seat left
+        state.deal(rng=make_rng(seed))
+        assert state.leader == last and int(state.array[K.ORIGINAL_LEADER]) == last
+        if state.phase == K.PHASE_PLAY:
+            assert state.to_move == last
+
+
+def test_the_match_ends_when_a_team_reaches_twelve():
+    for seed in range(4):
+        state = GAME.new_match()
+        rng, deal_rng = random.Random(seed), make_rng(seed)
+        while not state.is_terminal:
+            before = state.totals
+            state.deal(rng=deal_rng)
+            _play_out_deal(state, rng)
+            penalty = _own_penalty(state.deals[-1])
+            assert state.totals == [before[s] + penalty[s % 2] for s in range(4)]
+        loser = 0 if state.totals[0] >= 12 else 1
+        assert state.totals[loser] >= 12 > before[loser] and state.totals[1 - loser] < 12
+        assert state.outcome == [0 if s % 2 == loser else 1 for s in range(4)]
+        assert state.legal_actions() == []
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("kozel-*.json")), ids=lambda p: p.name)
+def test_example_records_replay_exactly(path):
+    example = json.loads(path.read_text())
+    assert replay(example["record"]) == example["expected"]
+
+
+# ------------------------------------------------------------------ records
+
+
+def _record(actions, **deal):
+    return {"game": "kozel", "deals": [{"dealer": 0, **deal_json(HANDS, "7s"), **deal, "actions": actions}]}
+
+
+def test_record_round_trip_with_molodka_and_any_card_order():
+    record = {"game": "kozel", "deals": [{"dealer": 0, **deal_json(MOLODKA_HANDS, "Td"),
+                                          "actions": ["pass", "pass", "pass", "lead:Ad", "pass", "molodka",
+                                                      "discard:6c,7c,8c,9c", "discard:6h,Kd,7h,Ad"]}]}
+    state = load_record(record)
+    again = record_of(state)
+    assert again["deals"][0]["actions"][-1] == "discard:Ad,Kd,7h,6h"  # printed canonically
+    assert (load_record(json.loads(json.dumps(again))).array == state.array).all()
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"trump_card": "Ac"}, "'trump_card' 'Ac' is not in the stock"),
+        ({"stock": ALL_CARDS[:19]}, "'stock' has 19 cards"),
+        ({"hands": [HANDS[0], HANDS[0], HANDS[2], HANDS[3]]}, "dealt twice"),
+        ({"hands": HANDS[:3]}, "'hands' must list 4 hands"),
+        ({"trump_card": "Zz"}, "unknown card 'Zz'"),
+    ],
+)
+def test_bad_deals_in_records_are_errors(change, message):
+    with pytest.raises(InvalidRecordError, match=message):
+        load_record(_record([], **change))
+
+
+def test_an_illegal_record_action_names_the_deal_the_index_and_the_reason():
+    why = r"deal 1, action 1 \('beat:Th,6c'\).*seat 2.*do not each beat"
+    with pytest.raises(InvalidRecordError, match=why):
+        load_record(_record(["lead:9h,7h", "beat:Th,6c"]))
+    with pytest.raises(InvalidRecordError, match=r"action 0 \('discard:2'\).*names its cards"):
+        load_record(_record(["discard:2"]))
+    with pytest.raises(InvalidRecordError, match=r"'lead:9h,9h'.*twice"):
+        load_record(_record(["lead:9h,9h"]))
+
+
+# ----------------------------------------------------------------- notation
+
+
+def test_parsing_ignores_card_order_and_printing_is_canonical():
+    state = play(start(HANDS, "7s"), "lead:7h,9h")
+    assert state.deals[-1].texts[-1] == "lead:9h,7h"
+    a = GAME.parse_action(state, "beat:Th,As")
+    assert a == GAME.parse_action(state, " beat: As , Th ")
+    assert GAME.action_text(state, a) == "beat:As,Th"
+    discard = GAME.parse_action(state, "discard:6c,Th")
+    assert GAME.action_text(state, discard, seat=2) == "discard:Th,6c"
+    assert GAME.action_text(state, discard, seat=3) == "discard:2"
+    assert GAME.seen_text(state, discard, 0) == "discard:2"
+    for bad in ("play:Th", "lead", "discard:", 7):
+        with pytest.raises(IllegalActionError):
+            GAME.parse_action(state, bad)
+
+
+# -------------------------------------------------------------------- views
+
+
+def test_view_round_trips_through_state_from_view_mid_molodka():
+    state = play(start(MOLODKA_HANDS, "Td"), "pass", "pass", "pass", "lead:Ad", "pass", "molodka",
+                 "discard:9c,8c,7c,6c")
+    for seat in range(4):
+        view = state.view(seat)
+        rebuilt = GAME.state_from_view(json.loads(json.dumps(view)), seed=3)
+        strip = {k: v for k, v in view.items() if k != "history"}
+        assert {k: v for k, v in rebuilt.view(seat).items() if k != "history"} == strip
+        if seat == state.to_move:
+            assert rebuilt.legal_actions() == state.legal_actions()
+
+
+def test_view_with_a_pending_question_rebuilds_a_molodka_for_the_asked_seat():
+    state = play(start(MOLODKA_HANDS, "Td"), "pass")  # seat 3 is asked now
+    for seed in range(5):
+        rebuilt = GAME.state_from_view(state.view(1), seed=seed)
+        assert rebuilt.phase == K.PHASE_QUESTION and rebuilt.to_move == 3
+        assert K.holds_molodka(rebuilt.array[K.HANDS + 3]) and K.holds_molodka(rebuilt.array[K.HANDS + 2])
+        play(rebuilt, "molodka")  # and it can be declared
+
+
+def _view_after_a_trick():
+    state = play(start(HANDS, "7s"), "lead:9h,7h", "beat:Jh,Th", "discard:9d,7c", "discard:8h,6s")
+    play(state, "lead:6c")
+    return json.loads(json.dumps(state.view(0)))
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda v: v.update(extra=1), "unknown field 'extra'"),
+        (lambda v: v.update(hand=v["hand"][:3]), "should hold 4 cards"),
+        (lambda v: v["tricks"][0]["plays"][2].update(cards=["9d", "7c"]), "cannot know the face-down 9d"),
+        (lambda v: v["tricks"][0].update(winner=1), "the last beater, seat 2, wins it"),
+        (lambda v: v["tricks"][0]["plays"][1].update(cards=["Jh", "6s"]), "missing from 'shown'"),
+        (lambda v: v.update(to_move=2), "cannot be to move"),
+        (lambda v: v.update(stock_size=20), "stock_size 20 should be 12"),
+        (lambda v: v.update(hand=["Ac", "Ac", "Ts", "8c"]), "twice"),
+        (lambda v: v["trick"].update(asking=1, asked=[1]), "cannot be asked"),
+        (lambda v: v.update(totals=[2, 0, 0, 0]), "equal for partners"),
+        (lambda v: v.update(trump_card="7x"), "unknown card"),
+    ],
+)
+def test_malformed_or_impossible_views_are_rejected(edit, message):
+    view = _view_after_a_trick()
+    GAME.state_from_view(view)  # the unedited view is fine
+    edit(view)
+    with pytest.raises(InvalidViewError, match=message):
+        GAME.state_from_view(view)
+
+
+def test_views_never_show_unseen_cards():
+    state = play(start(HANDS, "7s"), "lead:9h,7h", "beat:Jh,Th", "discard:9d,7c", "discard:8h,6s")
+    view = json.dumps(state.view(1))
+    for card in ("9d", "7c", "8h", "6s", "Ac", "Td", "As", "6c") + tuple(hand(state, 3)):
+        if card not in hand(state, 1):
+            assert f'"{card}"' not in view, card
+
+
+# ---------------------------------------------------------------------- cli
+
+
+def test_play_command_plays_kozel(capsys, tmp_path):
+    out = tmp_path / "match.json"
+    code = main(["play", "kozel", "--agents", "heuristic", "random", "heuristic", "random", "--seed", "3",
+                 "--record", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "trump" in printed and "final totals" in printed
+    record = json.loads(out.read_text())
+    assert replay(record)["outcome"] is not None
