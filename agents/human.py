@@ -72,7 +72,8 @@ class HumanPlayer(Agent):
             raise SlagwerkError(f"seat {self.seat} has nothing to do in this view")
         self._say("")
         self._say(format_view(view))
-        self._show_new_history(view)
+        if self._log is None:  # observe() is not reporting every action as it happens
+            self._show_new_history(view)
         self._say("your move:")
         self._say(numbered(legal))
         state = None

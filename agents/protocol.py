@@ -250,15 +250,14 @@ def act(request: dict, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_
     view = _want(request, "view")
     if not isinstance(view, dict):
         raise InvalidViewError(f"'view' must be a JSON object, not {json_type(view)}")
-    game_name = request.get("game", defaults.game)
-    if game_name is None:
-        game_name = view.get("game")
-    if game_name is None:
+    # An absent game or agent falls back to the server's default (and the game to the view's).
+    game_name = request["game"] if "game" in request else defaults.game or view.get("game")
+    if "game" not in request and game_name is None:
         raise ProtocolError("an 'act' request needs the field 'game'")
     if not isinstance(game_name, str):
         raise ProtocolError(f"'game' must be a game's name, not {short_repr(game_name)}")
     spec = request.get("agent", defaults.agent)
-    if spec is None:
+    if "agent" not in request and spec is None:
         raise ProtocolError("an 'act' request needs the field 'agent'")
     if not isinstance(spec, str):
         raise SpecError(

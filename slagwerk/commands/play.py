@@ -26,6 +26,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
     parser.add_argument("--record", metavar="FILE", help="save the match record (JSON) here")
     parser.add_argument("--quiet", action="store_true", help="print only the result")
+    parser.add_argument("--human", type=int, metavar="SEAT",
+                        help="play SEAT yourself in this terminal (shows only what that seat sees)")
     add_game_options(parser)
     parser.set_defaults(run=run)
 
@@ -44,6 +46,10 @@ def build_agents(game, specs, seed):
 def run(args) -> int:
     game = game_from_args(args.game, args)
     agents = build_agents(game, args.agents, args.seed)
+    human = None
+    if args.human is not None:
+        from ..agents.human import HumanPlayer
+        human = agents[args.human] = HumanPlayer(game, args.human)  # checks the seat
     out = sys.stdout
     names = [getattr(a, "label", a.name) for a in agents]
     if not args.quiet:
@@ -66,7 +72,15 @@ def run(args) -> int:
         if log.points is not None:
             print(f"  deal points {log.points}; totals {state.totals}", file=out)
 
-    state = play_match(game, agents, seed=args.seed, on_action=show)
+    if human is not None:  # the printout must not show other seats' cards
+        from ..agents.human import HumanQuit
+        try:
+            state = play_match(game, agents, seed=args.seed, on_action=human.observe)
+        except HumanQuit as err:
+            print(f"{err}: match abandoned", file=out)
+            return 1
+    else:
+        state = play_match(game, agents, seed=args.seed, on_action=show)
     print(f"\nfinal totals {state.totals}; outcome {state.outcome}", file=out)
     if args.record:
         with open(args.record, "w", encoding="utf-8") as fh:
