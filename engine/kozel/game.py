@@ -73,6 +73,7 @@ TEXT_KIND = {text: kind for kind, text in KIND_TEXT.items()}
 SET_KINDS = ("lead", "beat", "discard")
 """Action kinds written with their set of cards."""
 FACE_UP_KINDS = ("lead", "beat", "molodka")
+SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 
 
 def _bits(mask: int) -> list[int]:
@@ -321,7 +322,8 @@ class Kozel(Game):
             return "\n".join(lines)
         trump = self.deck.name(int(arr[K.TRUMP_CARD]))
         lines.append(
-            f"  trump {trump[1]} (shown card {trump}), stock {K.STOCK_SIZE - int(arr[K.STOCK_NEXT])} cards"
+            f"  trumps {SUIT_NAMES[trump[1]]} (shown card {trump}), "
+            f"stock {K.STOCK_SIZE - int(arr[K.STOCK_NEXT])} cards"
         )
         for s in range(K.N_SEATS):
             hand = int(arr[K.HANDS + s])

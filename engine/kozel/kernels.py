@@ -79,7 +79,6 @@ RANK_RUN = np.uint64(sum(1 << (s * N_RANKS) for s in range(N_SUITS)))
 RANK_POINTS = (0, 0, 0, 0, 2, 3, 4, 10, 11)
 """Card points by rank ``6 7 8 9 J Q K T A``; 120 in the deck."""
 DECK_POINTS = 120
-HALF_POINTS = DECK_POINTS // 2
 WIN_POINTS = 61
 """A team with this many card points wins the deal."""
 SMALL_LOSS_POINTS = 31
@@ -600,18 +599,18 @@ def _score_deal(state):
     """Count the piles, charge the losing team (none at 60-60, eggs), and end
     the deal, or the match once a team has 12 penalty points."""
     points0 = card_points(state[PILES])
-    points1 = DECK_POINTS - points0
+    points1 = card_points(state[PILES + 1])
     for s in range(N_SEATS):
         state[DEAL_POINTS + s] = points0 if team_of(s) == 0 else points1
-    if points0 != points1:
-        loser = 0 if points0 < points1 else 1
+    if points0 >= WIN_POINTS or points1 >= WIN_POINTS:
+        loser = 1 if points0 >= WIN_POINTS else 0
         penalty = deal_penalty(min(points0, points1), state[TEAM_TRICKS + loser])
         for s in range(N_SEATS):
             if team_of(s) == loser:
                 state[TOTALS + s] += penalty
     state[NEXT_LEADER] = state[LAST_TRICK_WINNER]
     for team in range(N_TEAMS):
-        if state[TOTALS + team] >= LOSING_PENALTY:
+        if state[TOTALS + team] >= LOSING_PENALTY:  # seat `team` is on team `team`
             outcome2 = np.zeros(N_SEATS, np.int64)
             for s in range(N_SEATS):
                 outcome2[s] = 0 if team_of(s) == team else 2
