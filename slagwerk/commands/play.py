@@ -63,7 +63,7 @@ def run(args) -> int:
         if len(log.actions) == 1:
             print(f"\ndeal {state.deal_number}, dealer {log.dealer}", file=out)
             print(game.render(_start_of_deal(state)), file=out)
-        line = f"  seat {seat}: {text}"
+        line = f"  seat {seat}: {log.texts[-1]}"  # record notation: a blind play shows its card
         if state.tricks_done and len(log.trick_winners) == state.tricks_done and \
                 _trick_just_ended(log):
             winner = log.trick_winners[-1]
