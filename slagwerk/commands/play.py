@@ -56,6 +56,8 @@ def run(args) -> int:
         print(f"{game.name} {game.options}; seats: " + ", ".join(
             f"{s}={n}" for s, n in enumerate(names)), file=out)
 
+    shown: dict[int, int] = {}  # tricks already announced, per deal log
+
     def show(state, seat, text):
         if args.quiet:
             return
@@ -64,8 +66,8 @@ def run(args) -> int:
             print(f"\ndeal {state.deal_number}, dealer {log.dealer}", file=out)
             print(game.render(_start_of_deal(state)), file=out)
         line = f"  seat {seat}: {log.texts[-1]}"  # record notation: a blind play shows its card
-        if state.tricks_done and len(log.trick_winners) == state.tricks_done and \
-                _trick_just_ended(log):
+        if len(log.trick_winners) > shown.get(id(log), 0):  # this action ended a trick
+            shown[id(log)] = len(log.trick_winners)
             winner = log.trick_winners[-1]
             line += "   -> trick to " + ("nobody (spoiled)" if winner is None else f"seat {winner}")
         print(line, file=out)
@@ -87,14 +89,6 @@ def run(args) -> int:
             json.dump(record_of(state, players=names), fh, indent=1)
         print(f"record saved to {args.record}", file=out)
     return 0
-
-
-def _trick_just_ended(log) -> bool:
-    # a trick ended on the last action when the number of winners grew with it
-    count = getattr(log, "_shown_tricks", 0)
-    ended = len(log.trick_winners) > count
-    log._shown_tricks = len(log.trick_winners)
-    return ended
 
 
 def _start_of_deal(state):
