@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "view",
     "tournament",
     "sprt",
+    "tune",
 )
 """Subcommand modules of ``slagwerk.commands``, in the order ``--help`` lists them."""
 

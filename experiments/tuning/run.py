@@ -1,0 +1,501 @@
+"""A tuning run: optimise an agent's parameters on duplicate deals, then confirm by SPRT.
+
+The objective of a setting is :func:`~slagwerk.experiments.tournament.evaluate`:
+the agent's mean normalised reward over ``groups`` duplicate groups against
+the opponent pool. SPSA (:mod:`.spsa`) tunes continuous parameters, the
+Gaussian-process search (:mod:`.gp`) a few integer ones. Every evaluation is
+appended to the results folder as it finishes (:mod:`.folder`); the
+recommendation is written to ``best.json`` and then played against the
+agent's defaults with :func:`~slagwerk.experiments.sprt.run_sprt`.
+
+>>> config = TuneConfig("coins", "ismcts", ("c=0.1:3.0", "iterations=20"), ("heuristic",), budget=600)
+>>> plan = config.plan()
+>>> plan.method, plan.groups, plan.games, plan.evaluations
+('spsa', 4, 12, 50)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ...engine.bits import derive_seed
+from ...engine.errors import SpecError
+from ..runner import UNITS, ExperimentError, GameSetup, game_info, validate_setup
+from ..seating import schedule
+from ..sprt import SprtResult, check_parameters, run_sprt
+from ..tournament import candidate_tables, evaluate
+from . import folder as files
+from .folder import TuningFolder
+from .gp import MIN_EVALUATIONS as GP_MIN_EVALUATIONS
+from .gp import gp_maximize
+from .space import Space, parse_space
+from .spsa import MIN_ITERATIONS as SPSA_MIN_ITERATIONS
+from .spsa import spsa_maximize
+
+METHODS = ("auto", "spsa", "gp")
+"""``auto`` picks ``gp`` when every tuned parameter is an integer, else ``spsa``."""
+SPSA_GROUPS = 4
+"""Default duplicate groups per SPSA evaluation: many cheap, paired iterations beat few precise ones."""
+GP_GROUPS = 8
+"""Least duplicate groups per GP evaluation by default."""
+GP_TARGET_EVALUATIONS = 60
+"""The GP's default group count aims at about this many evaluations."""
+GP_AXIS_VALUES = 64
+"""At most this many values per parameter on the GP's grid."""
+DEFAULT_ELO1 = 20.0
+"""Default SPRT alternative for the confirmation, in Elo."""
+DEFAULT_MAX_GROUPS = 1000
+"""Default most duplicate groups of the confirmation SPRT."""
+RESULTS_ROOT = Path("slagwerk-results")
+
+# Seed streams: one per use, so that changing one never shifts another.
+_OPTIMISER_STREAM = 0x7E57
+_EVALUATION_STREAM = 0xE7A1
+_CONFIRMATION_STREAM = 0xC0F1
+
+
+@dataclass(frozen=True)
+class TuneConfig:
+    """A tuning run's settings (stored in its results folder as ``config.json``).
+
+    ``params`` are ``--param`` texts (``c=0.1:3.0``, ``c=0.1:3.0:log``,
+    ``iterations=500``); ``budget`` counts the games of the tuning itself (the
+    confirmation plays up to ``max_groups`` further groups); ``groups``
+    (duplicate groups per evaluation) defaults by method.
+    """
+
+    game: str
+    agent: str
+    params: tuple[str, ...]
+    opponents: tuple[str, ...]
+    budget: int
+    seed: int = 1
+    method: str = "auto"
+    groups: int | None = None
+    options: tuple = ()
+    unit: str = "deal"
+    move_time: float | None = None
+    confirm: bool = True
+    elo0: float = 0.0
+    elo1: float = DEFAULT_ELO1
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_groups: int = DEFAULT_MAX_GROUPS
+
+    def space(self) -> Space:
+        return parse_space(self.agent, list(self.params))
+
+    def default_spec(self) -> str:
+        """The baseline: the agent with the fixed parameters and its defaults for the tuned ones."""
+        return self.space().spec()
+
+    def plan(self) -> Plan:
+        """What the run will do: method, groups and games per evaluation, evaluations.
+
+        Checks every setting, spec and range first.
+
+        :raises SlagwerkError: (``SpecError``, ``OptionError``,
+            ``ExperimentError``) naming the bad input, before any game runs.
+        """
+        if self.method not in METHODS:
+            raise ExperimentError(f"unknown method {self.method!r} (methods: {', '.join(METHODS)})")
+        if self.unit not in UNITS:
+            raise ExperimentError(f"unknown unit {self.unit!r} (units: {', '.join(UNITS)})")
+        for name, value in (("--budget", self.budget), ("--groups", self.groups)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ExperimentError(f"{name} must be a positive integer, not {value!r}")
+        if not self.opponents:
+            raise SpecError("tuning needs at least one opponent spec (--opponents)")
+        space = self.space()
+        setup = GameSetup(self.game, tuple(self.options), (space.spec(), *self.opponents), self.unit,
+                          int(self.seed), self.move_time)
+        validate_setup(setup, unique_labels=False)
+        if self.confirm:
+            check_parameters(self.elo0, self.elo1, self.alpha, self.beta, self.max_groups)
+        method = self.method
+        if method == "auto":
+            method = "gp" if space.all_integer else "spsa"
+        info = game_info(setup)
+        tables = candidate_tables(info.n_players, info.team_game, info.team_of, len(self.opponents))
+        games_per_group = len(schedule(tables, len(tables))) / len(tables)
+        groups = self.groups
+        if groups is None:
+            if method == "spsa":
+                groups = SPSA_GROUPS
+            else:
+                groups = max(GP_GROUPS, math.ceil(self.budget / games_per_group / GP_TARGET_EVALUATIONS))
+        games = len(schedule(tables, groups))
+        evaluations = self.budget // games
+        needed = 2 * SPSA_MIN_ITERATIONS if method == "spsa" else GP_MIN_EVALUATIONS
+        if evaluations < needed:
+            what = (f"SPSA needs {needed} ({SPSA_MIN_ITERATIONS} iterations of 2)" if method == "spsa"
+                    else f"the GP search needs {needed}")
+            raise ExperimentError(
+                f"--budget {self.budget} games allows {evaluations} evaluation"
+                f"{'' if evaluations == 1 else 's'} of {groups} duplicate groups ({games} games each); "
+                f"{what}: give --budget {needed * games} or more"
+                + (", or fewer --groups" if groups > 1 else "")
+            )
+        if method == "spsa":
+            evaluations -= evaluations % 2
+        return Plan(method, groups, games, evaluations, space)
+
+    def to_json(self) -> dict:
+        data = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        data["params"] = list(self.params)
+        data["opponents"] = list(self.opponents)
+        data["options"] = dict(self.options)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> TuneConfig:
+        try:
+            values = dict(data)
+            values["params"] = tuple(values["params"])
+            values["opponents"] = tuple(values["opponents"])
+            values["options"] = tuple(sorted(dict(values.get("options") or {}).items()))
+            return cls(**values)
+        except (KeyError, TypeError) as err:
+            raise ExperimentError(f"a tuning config needs {err}; it holds {sorted(data)}") from None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A checked run: ``evaluations`` of ``groups`` groups (``games`` games each) by ``method``."""
+
+    method: str
+    groups: int
+    games: int
+    evaluations: int
+    space: Space
+
+    def as_json(self) -> dict:
+        return {"method": self.method, "groups": self.groups, "games_per_evaluation": self.games,
+                "evaluations": self.evaluations, "space": self.space.describe()}
+
+
+@dataclass
+class TuneResult:
+    """A finished run: the recommendation, the trajectory and the confirmation."""
+
+    config: TuneConfig
+    plan: Plan
+    tuned: dict
+    spec: str
+    default_spec: str
+    estimate: str
+    trajectory: list[dict] = field(default_factory=list)
+    evaluations: int = 0
+    games: int = 0
+    seconds: float = 0.0
+    confirmation: SprtResult | None = None
+    folder: Path | None = None
+    plotted: bool = False
+
+    def best_json(self) -> dict:
+        """``best.json``: what ``--agents ismcts:@best.json`` loads, and where it came from."""
+        space = self.plan.space
+        data = {
+            "agent": self.config.agent,
+            "params": {**space.fixed, **self.tuned},
+            "spec": self.spec,
+            "game": self.config.game,
+            "method": self.plan.method,
+            "estimate": self.estimate,
+            "evaluations": self.evaluations,
+            "games": self.games,
+        }
+        if self.confirmation is not None:
+            data["confirmation"] = {"against": self.default_spec, **self.confirmation.as_json(),
+                                    "conclusion": verdict_text(self)}
+        return data
+
+    def summary_json(self) -> dict:
+        return {"config": self.config.to_json(), "plan": self.plan.as_json(), "best": self.best_json(),
+                "seconds": round(self.seconds, 2), "trajectory": self.trajectory}
+
+
+def _default_folder(config: TuneConfig) -> Path:
+    return RESULTS_ROOT / f"tune-{config.game}-{config.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+class _Ledger:
+    """The objective as the optimisers see it: logged evaluations replayed, new ones played and logged."""
+
+    def __init__(self, config: TuneConfig, plan: Plan, done: list[dict], handle, bar, jobs: int,
+                 backend: str, scheduler: str | None, path: Path | None):
+        self.config, self.plan, self.done = config, plan, done
+        self.handle, self.bar, self.jobs = handle, bar, jobs
+        self.backend, self.scheduler, self.path = backend, scheduler, path
+        self.count = 0
+
+    def __call__(self, unit: np.ndarray, key: int, **extra) -> tuple[float, float]:
+        space = self.plan.space
+        params = space.params(unit)
+        index = self.count
+        self.count += 1
+        if index < len(self.done):
+            line = self.done[index]
+            if line.get("params") != params or line.get("key") != key:
+                raise ExperimentError(
+                    f"{self.path}: evaluation {index} in the log is of {line.get('params')} (key "
+                    f"{line.get('key')}), but the resumed run asks for {params} (key {key}): the "
+                    f"log belongs to another run"
+                )
+            return float(line["score"]), float(line["stderr"])
+        config = self.config
+        start = time.perf_counter()
+        result = evaluate(config.game, dict(config.options), space.spec(params), list(config.opponents),
+                          self.plan.groups, derive_seed(config.seed, _EVALUATION_STREAM, key),
+                          jobs=self.jobs, unit=config.unit, move_time=config.move_time,
+                          backend=self.backend, scheduler=self.scheduler)
+        line = {"index": index, "key": key, "params": params,
+                "unit": [round(float(u), 6) for u in unit], "groups": result.groups,
+                "games": self.plan.games, "score": result.mean, "stderr": result.stderr,
+                "seconds": round(time.perf_counter() - start, 3), **extra}
+        if self.handle is not None:
+            TuningFolder.append(self.handle, line)
+        self.done.append(line)
+        if self.bar is not None:
+            self.bar.update(self.plan.games)
+            self.bar.set_postfix_str(", ".join(f"{k}={v}" for k, v in params.items()), refresh=False)
+        return result.mean, result.stderr
+
+
+def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1, backend: str = "loky",
+               scheduler: str | None = None, resume: bool = False, progress: bool = True,
+               save: bool = True, on_confirm_group=None) -> TuneResult:
+    """Tune (or, with ``resume``, finish tuning) and confirm by SPRT.
+
+    ``results`` is the results folder (default
+    ``slagwerk-results/tune-<game>-<agent>-<time>``; with ``resume`` the
+    folder to continue, whose stored settings then apply). ``save=False``
+    keeps nothing on disk. ``on_confirm_group(result)`` sees the running SPRT.
+
+    :raises SlagwerkError: for bad settings, specs, ranges or a budget too
+        small for the method, before any game runs.
+    """
+    folder = None
+    done: list[dict] = []
+    if resume:
+        if results is None:
+            raise ExperimentError("--resume needs the results folder of the run to continue")
+        folder = TuningFolder.open(results)
+        config = TuneConfig.from_json(folder.config())
+        plan = config.plan()
+        done = folder.load_evaluations(repair=True)
+    else:
+        if config is None:
+            raise ExperimentError("run_tuning needs a TuneConfig (or resume=True)")
+        plan = config.plan()
+        if save:
+            folder = TuningFolder.create(results or _default_folder(config), config.to_json())
+    start = time.perf_counter()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=plan.evaluations * plan.games, initial=min(len(done), plan.evaluations) * plan.games,
+                   unit="game", desc=f"tune {config.game} {config.agent} ({plan.method})",
+                   dynamic_ncols=True, leave=True)
+    handle = folder.appender() if folder is not None else None
+    ledger = _Ledger(config, plan, done, handle, bar, jobs, backend, scheduler,
+                     folder.path / files.EVALUATIONS if folder else None)
+    try:
+        if plan.method == "spsa":
+            result = _run_spsa(config, plan, ledger)
+        else:
+            result = _run_gp(config, plan, ledger)
+    finally:
+        if handle is not None:
+            handle.close()
+        if bar is not None:
+            bar.close()
+    result.evaluations = plan.evaluations
+    result.games = plan.evaluations * plan.games
+    if folder is not None:
+        result.folder = folder.path
+        folder.write(files.BEST, result.best_json())
+        result.plotted = plot_trajectory(result, folder.path / files.PLOT)
+    if config.confirm:
+        result.confirmation = _confirm(config, result, folder, jobs, backend, scheduler, on_confirm_group)
+    result.seconds = time.perf_counter() - start
+    if folder is not None:
+        folder.write(files.BEST, result.best_json())
+        folder.write(files.SUMMARY, result.summary_json())
+    return result
+
+
+def _run_spsa(config: TuneConfig, plan: Plan, ledger: _Ledger) -> TuneResult:
+    space = plan.space
+    trajectory: list[dict] = []
+
+    def objective(unit, key):
+        # Both points of an iteration share key k: the same deals and agent seeds.
+        side = "+" if not trajectory or trajectory[-1]["iteration"] != key else "-"
+        if side == "+":
+            trajectory.append({"iteration": key})
+        score, _ = ledger(unit, key, iteration=key, side=side)
+        return score
+
+    def on_step(step):
+        row = trajectory[-1]
+        row.update(games=(step.iteration + 1) * 2 * plan.games, params=space.params(step.theta),
+                   score=round((step.y_plus + step.y_minus) / 2, 4), plus=round(step.y_plus, 4),
+                   minus=round(step.y_minus, 4))
+
+    outcome = spsa_maximize(objective, space.start(), plan.evaluations // 2,
+                            derive_seed(config.seed, _OPTIMISER_STREAM), on_step=on_step)
+    tuned = space.params(outcome.best)
+    tail = [row["score"] for row in trajectory[len(trajectory) // 2:]]
+    estimate = (f"mean score {np.mean(tail):.3f} around the iterates of the second half "
+                f"(last iterate {space.params(outcome.final)})")
+    trajectory.append({"iteration": len(trajectory), "games": plan.evaluations * plan.games,
+                       "params": space.params(outcome.final), "final": True})
+    return TuneResult(config, plan, tuned, space.spec(tuned), space.spec(), estimate, trajectory)
+
+
+def _run_gp(config: TuneConfig, plan: Plan, ledger: _Ledger) -> TuneResult:
+    space = plan.space
+    axes = [d.unit_values(GP_AXIS_VALUES) for d in space.dims]
+    trajectory: list[dict] = []
+
+    def objective(unit, key):
+        return ledger(unit, key)
+
+    def on_evaluation(ev):
+        row = {"evaluation": ev.index, "games": (ev.index + 1) * plan.games,
+               "params": space.params(ev.point), "score": round(ev.score, 4),
+               "stderr": round(ev.stderr, 4)}
+        if ev.recommended is not None:
+            row["recommended"] = space.params(ev.recommended)
+            row["predicted"] = round(ev.predicted, 4)
+        trajectory.append(row)
+
+    outcome = gp_maximize(objective, axes, plan.evaluations, derive_seed(config.seed, _OPTIMISER_STREAM),
+                          start=space.start(), on_evaluation=on_evaluation)
+    tuned = space.params(outcome.best)
+    estimate = f"predicted score {outcome.predicted:.3f} +- {outcome.predicted_sd:.3f} (GP posterior)"
+    return TuneResult(config, plan, tuned, space.spec(tuned), space.spec(), estimate, trajectory)
+
+
+def _confirm(config, result, folder, jobs, backend, scheduler, on_group) -> SprtResult | None:
+    """The SPRT of the recommendation against the defaults (``None`` when they are the same)."""
+    if result.spec == result.default_spec:
+        return None
+    stored = folder.read(files.CONFIRMATION) if folder is not None else None
+    if stored is not None and stored.get("a") == result.spec and stored.get("b") == result.default_spec:
+        data = dict(stored["result"])
+        data["bounds"] = tuple(data["bounds"])
+        data["elo_ci95"] = tuple(data["elo_ci95"])
+        return SprtResult(**data)
+    outcome = run_sprt(config.game, dict(config.options), result.spec, result.default_spec, config.elo0,
+                       config.elo1, config.alpha, config.beta, config.max_groups,
+                       confirmation_seed(config), jobs, config.unit,
+                       move_time=config.move_time, backend=backend, scheduler=scheduler, on_group=on_group)
+    if folder is not None:
+        folder.write(files.CONFIRMATION, {"a": result.spec, "b": result.default_spec,
+                                          "result": outcome.as_json()})
+    return outcome
+
+
+def confirmation_seed(config: TuneConfig) -> int:
+    """The seed of the confirmation SPRT (``slagwerk sprt --seed`` reproduces it)."""
+    return derive_seed(config.seed, _CONFIRMATION_STREAM)
+
+
+def verdict_text(result: TuneResult) -> str:
+    """Whether the gain is real, in one sentence."""
+    sprt = result.confirmation
+    if sprt is None:
+        if result.spec == result.default_spec:
+            return "the recommendation is the agent's default setting: there is no gain to confirm"
+        return "not confirmed (no SPRT was run)"
+    elo = f"{sprt.elo:+.0f} Elo, 95% CI [{sprt.elo_ci95[0]:+.0f}, {sprt.elo_ci95[1]:+.0f}]"
+    if sprt.verdict == "H1":
+        return (f"the gain is real: the SPRT accepted H1 (elo1={sprt.elo1:g}) over H0 "
+                f"(elo0={sprt.elo0:g}) after {sprt.groups} groups ({elo})")
+    if sprt.verdict == "H0":
+        return (f"no real gain: the SPRT accepted H0 (at most {sprt.elo0:g} Elo better than the "
+                f"defaults) after {sprt.groups} groups ({elo})")
+    return (f"not shown: the SPRT was undecided after its limit of {sprt.groups} groups "
+            f"(LLR {sprt.llr:.2f} within [{sprt.bounds[0]:.2f}, {sprt.bounds[1]:.2f}]; {elo})")
+
+
+def format_report(result: TuneResult, max_rows: int = 20) -> str:
+    """The trajectory (at most ``max_rows`` rows), the recommendation and the verdict, as text."""
+    config, plan = result.config, result.plan
+    lines = [
+        f"{config.game}: tuning {config.agent} over {plan.space.describe()}",
+        f"method {plan.method}, {plan.evaluations} evaluations of {plan.groups} duplicate groups "
+        f"({plan.games} games each, {result.games} games), opponents {', '.join(config.opponents)}, "
+        f"seed {config.seed}",
+        "trajectory:",
+    ]
+    rows = [r for r in result.trajectory if not r.get("final")]
+    count = min(max_rows, len(rows))
+    shown = sorted({round(i) for i in np.linspace(0, len(rows) - 1, count)}) if rows else []
+    names = plan.space.names
+    if plan.method == "spsa":
+        table = [("iteration", "games", *names, "score+", "score-")]
+        table += [(str(rows[i]["iteration"]), str(rows[i]["games"]),
+                   *(str(rows[i]["params"][n]) for n in names),
+                   f"{rows[i]['plus']:.3f}", f"{rows[i]['minus']:.3f}") for i in shown]
+    else:
+        table = [("eval", "games", *names, "score", "recommended", "predicted")]
+        for i in shown:
+            row = rows[i]
+            rec = row.get("recommended")
+            table.append((str(row["evaluation"]), str(row["games"]), *(str(row["params"][n]) for n in names),
+                          f"{row['score']:.3f}+-{row['stderr']:.3f}",
+                          ",".join(f"{k}={v}" for k, v in rec.items()) if rec else "-",
+                          f"{row['predicted']:.3f}" if rec else "-"))
+    widths = [max(len(r[c]) for r in table) for c in range(len(table[0]))]
+    lines += ["  " + "  ".join(cell.rjust(w) for cell, w in zip(r, widths)) for r in table]
+    lines.append(f"recommended: {result.spec}  ({result.estimate})")
+    lines.append(f"defaults:    {result.default_spec}")
+    lines.append(f"confirmation: {verdict_text(result)}")
+    return "\n".join(lines)
+
+
+def plot_trajectory(result: TuneResult, path: Path) -> bool:
+    """Plot every tuned parameter and the scores against games played; ``False`` without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    space = result.plan.space
+    rows = [r for r in result.trajectory if "params" in r]
+    fig, axes = plt.subplots(len(space.dims) + 1, 1, figsize=(7, 2.2 * (len(space.dims) + 1)), sharex=True,
+                             squeeze=False)
+    games = [r["games"] for r in rows]
+    for ax, dim in zip(axes[:-1, 0], space.dims):
+        key = "recommended" if result.plan.method == "gp" else "params"
+        values = [r.get(key, r["params"])[dim.name] for r in rows]
+        ax.plot(games, values, drawstyle="steps-post" if result.plan.method == "gp" else "default")
+        if result.plan.method == "gp":
+            ax.plot(games, [r["params"][dim.name] for r in rows], ".", alpha=0.5, label="evaluated")
+            ax.legend(loc="best", fontsize="small")
+        ax.axhline(result.tuned[dim.name], color="black", linestyle=":", linewidth=1)
+        ax.set_ylabel(dim.name)
+        if dim.log:
+            ax.set_yscale("log")
+    score_rows = [r for r in rows if "score" in r]
+    ax = axes[-1, 0]
+    ax.plot([r["games"] for r in score_rows], [r["score"] for r in score_rows], ".", alpha=0.6)
+    ax.set_ylabel("score")
+    ax.set_xlabel("games played")
+    fig.suptitle(f"{result.config.game}: {result.config.agent} ({result.plan.method})")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+

@@ -1,0 +1,141 @@
+"""``slagwerk tune``: tune an agent's parameters on duplicate deals, then confirm them by SPRT."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..engine import GAME_NAMES
+from ..engine.errors import OptionError
+from .options import add_game_options, game_from_args
+
+
+def add_parser(subparsers) -> None:
+    from ..experiments.tuning.run import DEFAULT_ELO1, DEFAULT_MAX_GROUPS, GP_GROUPS, METHODS, SPSA_GROUPS
+
+    parser = subparsers.add_parser(
+        "tune", help="tune an agent's parameters (SPSA or a GP search), confirmed by SPRT",
+        description="Tune the named parameters of one agent against a pool of opponents, scoring "
+        "every setting on duplicate deals: SPSA for continuous parameters, a Gaussian-process "
+        "search for a few integer ones. Every evaluation is appended to the results folder "
+        "(--resume continues an interrupted run); the recommendation goes to best.json, which "
+        "specs load as AGENT:@best.json. The recommendation is then played against the agent's "
+        "defaults with an SPRT, which says whether the gain is real.",
+        epilog="example: slagwerk tune --game kozel --agent ismcts --param c=0.1:3.0 "
+        "--param iterations=500 --opponents heuristic ismcts --budget 20000 --seed 1 --jobs 2",
+    )
+    parser.add_argument("--game", choices=GAME_NAMES, help="the game")
+    parser.add_argument("--agent", help="the agent to tune, e.g. ismcts")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=RANGE",
+                        help="a parameter to tune (c=0.1:3.0, c=0.05:5:log, iterations=100:2000) "
+                        "or to fix (iterations=500); repeatable")
+    parser.add_argument("--opponents", nargs="+", metavar="SPEC",
+                        help="the opponent pool, e.g. heuristic ismcts:iterations=500")
+    parser.add_argument("--budget", type=int, help="games to play while tuning (not counting the SPRT)")
+    parser.add_argument("--method", choices=METHODS, default="auto",
+                        help="spsa, gp, or auto: gp when every tuned parameter is an integer (default)")
+    parser.add_argument("--groups", type=int,
+                        help=f"duplicate groups per evaluation (default: {SPSA_GROUPS} for SPSA, "
+                        f"at least {GP_GROUPS} for the GP search)")
+    parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    parser.add_argument("--unit", choices=("deal", "match"), default="deal",
+                        help="a game is one deal (default) or a whole match")
+    parser.add_argument("--jobs", type=int, default=-1,
+                        help="worker processes (default: all cores; 1 plays in this process)")
+    parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                        help="joblib backend: local processes (default) or a Dask cluster")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address")
+    parser.add_argument("--move-time", type=float, default=0.0, metavar="SECONDS",
+                        help="per-move time limit; slower moves forfeit (default: none)")
+    parser.add_argument("--results", metavar="DIR",
+                        help="results folder (default slagwerk-results/tune-<game>-<agent>-<time>)")
+    parser.add_argument("--resume", metavar="DIR", help="continue the interrupted run in DIR")
+    parser.add_argument("--no-confirm", action="store_true", help="skip the SPRT against the defaults")
+    parser.add_argument("--elo0", type=float, default=0.0,
+                        help="SPRT H0: the tuned setting is at most this stronger (default 0)")
+    parser.add_argument("--elo1", type=float, default=DEFAULT_ELO1,
+                        help=f"SPRT H1: it is at least this stronger (default {DEFAULT_ELO1:g})")
+    parser.add_argument("--alpha", type=float, default=0.05, help="SPRT false-H1 rate (default 0.05)")
+    parser.add_argument("--beta", type=float, default=0.05, help="SPRT false-H0 rate (default 0.05)")
+    parser.add_argument("--max-groups", type=int, default=DEFAULT_MAX_GROUPS,
+                        help=f"SPRT gives up after this many groups (default {DEFAULT_MAX_GROUPS})")
+    parser.add_argument("--json", action="store_true", help="print best.json (with the SPRT) as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_game_options(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from ..experiments.runner import ExperimentError
+    from ..experiments.tuning import TuneConfig, format_report, run_tuning
+    from ..experiments.tuning.run import confirmation_seed
+
+    if args.jobs == 0 or args.jobs < -1:
+        raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
+    confirm_bar = _ConfirmBar(not args.quiet)
+    common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
+                  progress=not args.quiet, on_confirm_group=confirm_bar.update)
+    try:
+        if args.resume:
+            result = run_tuning(None, args.resume, resume=True, **common)
+        else:
+            missing = [flag for flag, value in (("--game", args.game), ("--agent", args.agent),
+                                                ("--opponents", args.opponents), ("--budget", args.budget))
+                       if value is None]
+            if missing:
+                raise ExperimentError(f"tune needs {', '.join(missing)} (or --resume DIR)")
+            options_given = args.option or any(
+                getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
+            game = game_from_args(args.game, args)
+            if args.move_time < 0:
+                raise OptionError(f"--move-time must not be negative, not {args.move_time}")
+            config = TuneConfig(
+                game=args.game, agent=args.agent, params=tuple(args.param),
+                opponents=tuple(args.opponents), budget=args.budget, seed=args.seed,
+                method=args.method, groups=args.groups,
+                options=tuple(sorted(game.options.items())) if options_given else (),
+                unit=args.unit, move_time=args.move_time if args.move_time > 0 else None,
+                confirm=not args.no_confirm, elo0=args.elo0, elo1=args.elo1, alpha=args.alpha,
+                beta=args.beta, max_groups=args.max_groups,
+            )
+            result = run_tuning(config, args.results, **common)
+    finally:
+        confirm_bar.close()
+    if args.json:
+        print(json.dumps(result.best_json()))
+        return 0
+    print(format_report(result))
+    config = result.config
+    if result.confirmation is not None:
+        print(f"reproduce the SPRT: slagwerk sprt '{result.spec}' '{result.default_spec}' --game "
+              f"{config.game} --elo0 {config.elo0:g} --elo1 {config.elo1:g} --alpha {config.alpha:g} "
+              f"--beta {config.beta:g} --max-groups {config.max_groups} --unit {config.unit} "
+              f"--seed {confirmation_seed(config)}")
+    if result.folder is not None:
+        plot = ", trajectory.png" if result.plotted else " (pip install matplotlib for trajectory.png)"
+        print(f"results: {result.folder} (evaluations.jsonl, best.json, summary.json{plot}); "
+              f"load the setting with --agents {config.agent}:@{result.folder}/best.json", file=sys.stderr)
+    return 0
+
+
+class _ConfirmBar:
+    """A tqdm bar over the confirmation SPRT's groups, shown once the SPRT starts."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.bar = None
+
+    def update(self, result) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(desc="confirm (SPRT)", unit="group", dynamic_ncols=True, leave=True)
+        self.bar.update(1)
+        self.bar.set_postfix_str(f"LLR {result.llr:+.2f} [{result.bounds[0]:+.2f}, {result.bounds[1]:+.2f}] "
+                                 f"W-D-L {result.wins}-{result.draws}-{result.losses}", refresh=False)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
