@@ -478,12 +478,14 @@ def plot_trajectory(result: TuneResult, path: Path) -> bool:
                              squeeze=False)
     games = [r["games"] for r in rows]
     for ax, dim in zip(axes[:-1, 0], space.dims):
-        key = "recommended" if result.plan.method == "gp" else "params"
-        values = [r.get(key, r["params"])[dim.name] for r in rows]
-        ax.plot(games, values, drawstyle="steps-post" if result.plan.method == "gp" else "default")
         if result.plan.method == "gp":
+            modelled = [r for r in rows if "recommended" in r]
+            ax.plot([r["games"] for r in modelled], [r["recommended"][dim.name] for r in modelled],
+                    drawstyle="steps-post", label="recommended")
             ax.plot(games, [r["params"][dim.name] for r in rows], ".", alpha=0.5, label="evaluated")
             ax.legend(loc="best", fontsize="small")
+        else:
+            ax.plot(games, [r["params"][dim.name] for r in rows], label="iterate")
         ax.axhline(result.tuned[dim.name], color="black", linestyle=":", linewidth=1)
         ax.set_ylabel(dim.name)
         if dim.log:
