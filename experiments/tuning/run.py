@@ -353,8 +353,8 @@ def _run_spsa(config: TuneConfig, plan: Plan, ledger: _Ledger) -> TuneResult:
                             derive_seed(config.seed, _OPTIMISER_STREAM), on_step=on_step)
     tuned = space.params(outcome.best)
     tail = [row["score"] for row in trajectory[len(trajectory) // 2:]]
-    estimate = (f"mean score {np.mean(tail):.3f} around the iterates of the second half "
-                f"(last iterate {space.params(outcome.final)})")
+    last = ", ".join(f"{k}={v}" for k, v in space.params(outcome.final).items())
+    estimate = f"mean score {np.mean(tail):.3f} around the iterates of the second half; last iterate {last}"
     trajectory.append({"iteration": len(trajectory), "games": plan.evaluations * plan.games,
                        "params": space.params(outcome.final), "final": True})
     return TuneResult(config, plan, tuned, space.spec(tuned), space.spec(), estimate, trajectory)
