@@ -23,10 +23,13 @@ from __future__ import annotations
 
 from .tree import SearchResult, tree_search
 
-DEFAULT_ITERATIONS = 3000
-"""Iterations of a search given no budget (the ismcts agent's default)."""
+DEFAULT_ITERATIONS = 10000
+"""Iterations of a search given no budget (the ismcts agent's default): about
+0.05 to 0.2 s a decision. Against 3000 it scored a little higher in Coins and
+Aluette and the same in Kozel and Koetsieren (30 duplicate deal groups each)."""
 DEFAULT_C = 0.7
-"""UCB1 exploration constant for rewards in [0, 1]."""
+"""UCB1 exploration constant for rewards in [0, 1]; 0.4 and 1.0 scored no better
+(30 duplicate deal groups per game, 3000 iterations)."""
 DEFAULT_NODE_CAP = 1 << 17
 """Default node cap: 131072 nodes, 8.4 MB; an iteration budget allocates at
 most one node per iteration."""

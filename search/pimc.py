@@ -55,8 +55,8 @@ from .tree import (
     tree_search,
 )
 
-DEFAULT_WORLDS = 20
-DEFAULT_ITERATIONS_PER_WORLD = 100
+DEFAULT_WORLDS = 40
+DEFAULT_ITERATIONS_PER_WORLD = 250
 
 
 @njit(cache=True)
@@ -152,7 +152,7 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
          objective: str = "deal", node_cap: int = DEFAULT_NODE_CAP, seed: int = 0) -> SearchResult:
     """Determinized search of ``state`` (a ``State`` or its int64 array) for ``seat``.
 
-    The budget is ``worlds`` determinizations (default 20) or ``time_ms``
+    The budget is ``worlds`` determinizations (default 40) or ``time_ms``
     (new worlds are drawn until the time is up; the granularity is one
     world). Each world gets ``iterations_per_world`` iterations of UCT, or of
     flat Monte Carlo when ``flat``. ``final="best_mean"`` picks the action
