@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from . import contract
-from .state import OBJECTIVE_DEAL, PHASE, PHASE_DEAL_PENDING, PHASE_MATCH_OVER
+from .state import GAME, OBJECTIVE_DEAL, PHASE, PHASE_DEAL_PENDING, PHASE_MATCH_OVER
 
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
@@ -45,6 +45,11 @@ def playout(state, objective, policy, rng, actions, deal_buffer):
         contract.apply_deal(state, deal_buffer)
 
 
+@njit(cache=True, inline="always")
+def _deal_in_progress(state):
+    return state[PHASE] != PHASE_DEAL_PENDING and state[PHASE] != PHASE_MATCH_OVER
+
+
 @njit(cache=True)
 def play_deal(state, policy, rng, actions):
     """Play the current deal to its end under ``policy`` (in place); return the
@@ -52,11 +57,28 @@ def play_deal(state, policy, rng, actions):
     playouts spend their time in."""
     steps = 0
     if policy == POLICY_RANDOM:
-        while state[PHASE] != PHASE_DEAL_PENDING and state[PHASE] != PHASE_MATCH_OVER:
-            contract.apply_action(state, contract.random_action(state, rng, actions))
-            steps += 1
+        # One dispatch per deal rather than per action: each game's loop then
+        # compiles to a tight loop over its own kernels (a per-action dispatch
+        # over all games measurably slows every game's playouts).
+        g = state[GAME]
+        if g == contract.COINS:
+            while _deal_in_progress(state):
+                contract.coins.apply_action(state, contract.coins.random_action(state, rng))
+                steps += 1
+        elif g == contract.KOETSIEREN:
+            while _deal_in_progress(state):
+                contract.koetsieren.apply_action(state, contract.koetsieren.random_action(state, rng))
+                steps += 1
+        elif g == contract.KOZEL:
+            while _deal_in_progress(state):
+                contract.kozel.apply_action(state, contract.kozel.random_action(state, rng))
+                steps += 1
+        elif g == contract.ALUETTE:
+            while _deal_in_progress(state):
+                contract.aluette.apply_action(state, contract.aluette.random_action(state, rng))
+                steps += 1
     else:
-        while state[PHASE] != PHASE_DEAL_PENDING and state[PHASE] != PHASE_MATCH_OVER:
+        while _deal_in_progress(state):
             contract.apply_action(state, contract.heuristic_action(state, rng))
             steps += 1
     return steps
