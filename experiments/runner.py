@@ -26,6 +26,12 @@ the move runs in a process's main thread (local workers, ``jobs=1``); on
 other threads (Dask workers) a move is judged by its time once it returns.
 Either way, a move stuck inside one compiled kernel call cannot be
 interrupted before the call returns.
+
+Warm-up: before its first game, every process lets each agent make one
+untimed decision (a limit of ``WARM_UP_FACTOR`` times the move limit still
+applies), so just-in-time compilation or loading numba's cache is never
+charged to a game's clock. Agents are stateless between decisions, so this
+changes no result.
 """
 
 from __future__ import annotations
@@ -51,6 +57,9 @@ UNITS = ("deal", "match")
 """Units of play: one deal (scored by its normalised deal reward) or a whole match."""
 BACKENDS = ("loky", "dask")
 """joblib backends: local worker processes, or a Dask cluster."""
+WARM_UP_FACTOR = 10.0
+"""The warm-up decision may take this many times the per-move limit (compilation)."""
+WARM_UP_SEED = 0x5EA7
 
 
 class ExperimentError(SlagwerkError):
@@ -195,6 +204,34 @@ class _GuardedAgent:
         return answer
 
 
+_WARM: set = set()
+"""(game, options, spec) whose agent has decided once in this process."""
+
+
+def warm_up(setup: GameSetup) -> None:
+    """Let each agent of ``setup`` decide once in this process, untimed (see the module doc).
+
+    A fault here is ignored: the agent meets it again, timed, in its games.
+    """
+    game = game_info(setup)
+    limit = None if setup.move_time is None else WARM_UP_FACTOR * setup.move_time
+    for spec in setup.specs:
+        key = (setup.game, setup.options, spec)
+        if key in _WARM:
+            continue
+        _WARM.add(key)
+        state = game.new_match(seed=WARM_UP_SEED)
+        seat = state.to_move
+        guard = _GuardedAgent(make(spec, game, seed=WARM_UP_SEED), seat, limit, _Watch())
+        try:
+            if guard.cheating:
+                guard.decide_true_state(state)
+            else:
+                guard.act(state.view(seat))
+        except Forfeit:
+            pass
+
+
 # ------------------------------------------------------------------ one game
 
 
@@ -276,6 +313,7 @@ def _same_side(game, seat: int, other: int) -> bool:
 
 
 def _play_many(setup: GameSetup, slots: list[GameSlot]) -> list[dict]:
+    warm_up(setup)
     return [play_game(setup, slot) for slot in slots]
 
 
@@ -300,6 +338,7 @@ def run_games(setup: GameSetup, slots: list[GameSlot], jobs: int = 1, backend: s
         return
     from joblib import Parallel, delayed, parallel_config
 
+    warm_up(setup)  # compiles here once and fills numba's disk cache for the workers
     if backend == "dask":
         client = _dask_client(scheduler)
         try:

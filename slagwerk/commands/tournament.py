@@ -133,10 +133,19 @@ def run(args) -> int:
         root = Path(args.results)
     else:
         root = RESULTS_ROOT / (f"{games[0]}-{stamp}" if len(games) == 1 else f"tournament-{stamp}")
+    # Every game's folder exists before the first game is played, so that
+    # --resume ROOT finishes the games not yet started as well.
+    folders = [root if len(configs) == 1 else root / config.game for config in configs]
+    for config, folder in zip(configs, folders):
+        ResultsFolder.create(folder, config.to_json())
     results = []
-    for config in configs:
-        folder = root if len(configs) == 1 else root / config.game
-        results.append(run_tournament(config, folder, **common))
+    try:
+        for folder in folders:
+            results.append(run_tournament(None, folder, resume=True, **common))
+    except KeyboardInterrupt:
+        print(f"\nevery finished game is saved; continue with: slagwerk tournament --resume {root}",
+              file=sys.stderr)
+        raise
     _report(results, args)
     return 0
 
