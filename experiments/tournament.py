@@ -6,8 +6,8 @@ played and scored), appends every finished game to its results folder
 (:mod:`.results`), and ranks the agents with Bradley-Terry / Plackett-Luce
 ratings on the Elo scale (:mod:`.ratings`).
 
->>> result = run_tournament(TournamentConfig("coins", ("random", "heuristic"), deals=4, seed=1,
-...                                          bootstrap=50), progress=False)
+>>> config = TournamentConfig("coins", ("random", "heuristic"), deals=4, seed=1, bootstrap=50)
+>>> result = run_tournament(config, jobs=1, progress=False, save=False)
 >>> [row.agent for row in result.ratings.ranking]
 ['heuristic', 'random']
 

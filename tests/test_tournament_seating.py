@@ -122,3 +122,11 @@ def test_a_duplicate_group_replays_the_same_cards_with_the_agents_rotated(name, 
         assert all(0.0 <= r <= 1.0 for r in line["reward"])
         if game.team_game:
             assert line["reward"][0] == line["reward"][2] and line["reward"][1] == line["reward"][3]
+
+
+@pytest.mark.parametrize("module", ["seating", "tournament"])
+def test_doctests(module):
+    import doctest
+    import importlib
+
+    assert doctest.testmod(importlib.import_module(f"slagwerk.experiments.{module}")).failed == 0

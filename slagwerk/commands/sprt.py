@@ -16,7 +16,7 @@ def add_parser(subparsers) -> None:
         "test decides between H0 (A is at most ELO0 stronger) and H1 (A is at least ELO1 "
         "stronger). Each group is one win, draw or loss for A; the test is the generalized SPRT "
         "on that trinomial (as in chess-engine testing). Prints the running log-likelihood "
-        "ratio, the Elo estimate and its 95%% interval.",
+        "ratio, the Elo estimate and its 95% interval.",
     )
     parser.add_argument("a", metavar="A", help="agent spec of the challenger, e.g. ismcts:iterations=2000")
     parser.add_argument("b", metavar="B", help="agent spec of the reference, e.g. heuristic")

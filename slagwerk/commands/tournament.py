@@ -16,7 +16,7 @@ from ..engine import GAME_NAMES
 from ..engine.errors import OptionError
 from .options import add_game_options, game_from_args
 
-MAIN_JOB_DEALS = 40
+MAIN_JOB_DEALS = 100
 """Duplicate groups per game in the no-argument main job (a few minutes on two cores)."""
 RESULTS_ROOT = Path("slagwerk-results")
 
@@ -29,7 +29,7 @@ def add_parser(subparsers) -> None:
         "tournament", help="rank agents on duplicate deals (no arguments: every game, built-in agents)",
         description="Play agents against each other on duplicate deals (each deal replayed in all "
         "seat rotations, teams swapped) and rank them: Bradley-Terry/Plackett-Luce ratings on the "
-        "Elo scale with bootstrap 95%% intervals, mean score per deal and head-to-head records. "
+        "Elo scale with bootstrap 95% intervals, mean score per deal and head-to-head records. "
         "Every finished game is appended to the results folder; --resume continues an "
         "interrupted tournament. With no arguments: a short tournament in every game among the "
         "built-in agents.",
@@ -77,9 +77,9 @@ def default_agents(game) -> list[str]:
 
     wanted = ["random", "heuristic"]
     if "ismcts" in AGENTS:
-        wanted.append("ismcts:iterations=200,objective=deal,label=ismcts-200")
+        wanted.append("ismcts:iterations=1000,objective=deal,label=ismcts-1000")
     if "pimc" in AGENTS:
-        wanted.append("pimc:worlds=8,iterations_per_world=25,objective=deal,label=pimc-8x25")
+        wanted.append("pimc:worlds=20,iterations_per_world=50,objective=deal,label=pimc-20x50")
     agents = []
     for spec in wanted:
         try:
