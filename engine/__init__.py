@@ -2,14 +2,15 @@
 
 >>> from slagwerk.engine import make_game, GAME_NAMES
 >>> GAME_NAMES
-('coins', 'koetsieren', 'aluette', 'kozel')
+('coins', 'koetsieren', 'kozel', 'aluette')
 >>> make_game("coins").n_players
 3
 """
 
 from __future__ import annotations
 
-from .coins import Coins
+from .aluette.game import Aluette
+from .coins.game import Coins
 from .errors import (
     CardError,
     IllegalActionError,
@@ -19,20 +20,14 @@ from .errors import (
     SlagwerkError,
 )
 from .game import Game, State
-from .koetsieren import Koetsieren
-
-# isort: split
-# After engine.game: the contract imports every game's kernels while engine.game
-# initialises, and coins' package imports its game class eagerly, so a game
-# package imported before coins would re-enter engine.game half-built.
-from .aluette import Aluette
-from .kozel import Kozel
+from .koetsieren.game import Koetsieren
+from .kozel.game import Kozel
 
 GAMES: dict[str, type[Game]] = {
     "coins": Coins,
     "koetsieren": Koetsieren,
-    "aluette": Aluette,
     "kozel": Kozel,
+    "aluette": Aluette,
 }
 """Every game by name."""
 

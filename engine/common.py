@@ -7,9 +7,10 @@ game.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-from .bits import shuffle
+from .bits import bit, mask_to_indices, shuffle
 from .state import (
     CHANCE,
     DEAL_COMPLETE,
@@ -25,6 +26,7 @@ from .state import (
     PHASE,
     PHASE_DEAL_PENDING,
     PHASE_MATCH_OVER,
+    PHASE_PLAY,
     TERMINAL,
     TO_MOVE,
     TRICKS_DONE,
@@ -81,6 +83,42 @@ def end_match(state, outcome2):
         state[OUTCOME + s] = outcome2[s]
     state[PHASE] = PHASE_MATCH_OVER
     state[TO_MOVE] = TERMINAL
+
+
+@njit(cache=True, inline="always")
+def play_card_to_trick(state, card, hands, gone, trick, n_in_trick, n_seats):
+    """Move ``card`` from the mover's hand to the trick (in place).
+
+    For games where each seat plays one card per trick. ``hands`` (per-seat
+    masks), ``gone`` (mask of played cards), ``trick`` (cards in play order)
+    and ``n_in_trick`` are the game's field offsets. Passes the turn on and
+    returns False while the trick is incomplete; returns True (turn not
+    passed) when the last card of the trick was played.
+    """
+    seat = state[TO_MOVE]
+    card_bit = bit(card)
+    state[hands + seat] = np.int64(np.uint64(state[hands + seat]) & ~card_bit)
+    state[gone] = np.int64(np.uint64(state[gone]) | card_bit)
+    n = state[n_in_trick]
+    state[trick + n] = card
+    if n + 1 < n_seats:
+        state[n_in_trick] = n + 1
+        state[TO_MOVE] = left_of(seat, n_seats)
+        return False
+    state[n_in_trick] = 0
+    return True
+
+
+@njit(cache=True)
+def hand_actions(state, hands, out):
+    """Legal actions of a free-play game: every card in the mover's hand.
+
+    Writes the card indices (ascending) into ``out`` and returns their count;
+    0 when nobody is to move.
+    """
+    if state[PHASE] != PHASE_PLAY:
+        return 0
+    return mask_to_indices(np.uint64(state[hands + state[TO_MOVE]]), out)
 
 
 @njit(cache=True, inline="always")

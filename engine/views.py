@@ -10,6 +10,8 @@ clear error instead of a traceback.
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 
 from .cards import Deck
@@ -145,6 +147,23 @@ def read_common(view: dict, n_players: int, game_name: str, max_tricks: int, max
     want_int_list(view, "deal_points", n_players, 0, max_total)
     if not isinstance(view.get("history", []), list):
         raise InvalidViewError("view field 'history' must be a list")
+
+
+def deal_hidden(seat: int, hand: list[int], known: set[int], deck_size: int,
+                sizes: list[int], seed: int) -> tuple[list[int], list[int]]:
+    """Deal the cards a seat cannot see at random: every other seat ``s`` gets
+    ``sizes[s]`` of them. Returns (hand masks per seat, cards left over)."""
+    unknown = [c for c in range(deck_size) if c not in known]
+    random.Random(seed).shuffle(unknown)
+    masks, pos = [], 0
+    for s, size in enumerate(sizes):
+        if s == seat:
+            cards = hand
+        else:
+            cards = unknown[pos : pos + size]
+            pos += size
+        masks.append(sum(1 << c for c in cards))
+    return masks, unknown[pos:]
 
 
 def read_options(view: dict, game_class) -> dict:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 
 from ..cards import ALUETTE_DECK
@@ -24,6 +22,7 @@ from ..views import (
     COMMON_KEYS,
     check_keys,
     common_view,
+    deal_hidden,
     disjoint,
     read_common,
     read_options,
@@ -228,17 +227,9 @@ class Aluette(Game):
         arr = state.array
         write_common(arr, view, K.N_SEATS)
         known = set(hand) | set(trick) | set(played)
-        unknown = [c for c in range(K.DECK_SIZE) if c not in known]
-        random.Random(seed).shuffle(unknown)
-        pos = 0
-        for s in range(K.N_SEATS):
-            if s == seat:
-                cards = hand
-            else:
-                cards = unknown[pos : pos + sizes[s]]
-                pos += sizes[s]
-            arr[K.HANDS + s] = sum(1 << c for c in cards)
-        arr[K.UNDEALT] = sum(1 << c for c in unknown[pos:])
+        masks, leftover = deal_hidden(seat, hand, known, K.DECK_SIZE, sizes, seed)
+        arr[K.HANDS : K.HANDS + K.N_SEATS] = masks
+        arr[K.UNDEALT] = sum(1 << c for c in leftover)
         for k, c in enumerate(trick):
             arr[K.TRICK + k] = c
         arr[K.N_IN_TRICK] = len(trick)

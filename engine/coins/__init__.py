@@ -1,5 +1,7 @@
-"""Coins (Mark Steere, 2022): kernels and the Python game class."""
+"""Coins (Mark Steere, 2022): kernels and the Python game class.
 
-from .game import Coins
-
-__all__ = ["Coins"]
+``kernels`` holds the numba kernels, ``game`` the Python game class, ``pure``
+the plain-Python reference used by ``slagwerk bench``. The package imports
+nothing eagerly: the engine contract imports ``kernels`` while
+``engine.game`` is still initialising.
+"""

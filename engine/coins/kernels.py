@@ -19,9 +19,11 @@ from ..common import (
     end_deal,
     end_match,
     end_trick,
+    hand_actions,
     init_header,
     left_of,
     match_outcome_reward,
+    play_card_to_trick,
     right_of,
 )
 from ..state import (
@@ -172,16 +174,7 @@ def legal_actions(state, out):
 
     There is no obligation to follow suit: every card in hand is legal.
     """
-    if state[PHASE] != PHASE_PLAY:
-        return 0
-    m = np.uint64(state[HANDS + state[TO_MOVE]])
-    n = 0
-    while m != ZERO:
-        low = m & (~m + ONE)
-        out[n] = popcount(low - ONE)
-        n += 1
-        m ^= low
-    return n
+    return hand_actions(state, HANDS, out)
 
 
 @njit(cache=True, inline="always")
@@ -193,18 +186,8 @@ def random_action(state, rng):
 @njit(cache=True, inline="always")
 def apply_action(state, action):
     """Play card ``action`` for the seat to move (in place). Assumes it is legal."""
-    seat = state[TO_MOVE]
-    card_bit = bit(action)
-    state[HANDS + seat] = np.int64(np.uint64(state[HANDS + seat]) & ~card_bit)
-    state[GONE] = np.int64(np.uint64(state[GONE]) | card_bit)
-    n = state[N_IN_TRICK]
-    state[TRICK + n] = action
-    n += 1
-    if n < N_SEATS:
-        state[N_IN_TRICK] = n
-        state[TO_MOVE] = left_of(seat, N_SEATS)
-        return
-    _finish_trick(state)
+    if play_card_to_trick(state, action, HANDS, GONE, TRICK, N_IN_TRICK, N_SEATS):
+        _finish_trick(state)
 
 
 @njit(cache=True, inline="always")
@@ -214,7 +197,6 @@ def _finish_trick(state):
     coins = coins_in(c0, c1, c2)
     state[DEAL_POINTS + winner] += coins
     state[TOTALS + winner] += coins
-    state[N_IN_TRICK] = 0
     end_trick(state, winner)
     if state[TOTALS + winner] >= state[TARGET]:
         outcome2 = np.zeros(N_SEATS, np.int64)

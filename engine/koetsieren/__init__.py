@@ -1,18 +1,7 @@
 """Koetsieren (RULES.md §2): kernels and the Python game class.
 
-:class:`Koetsieren` is loaded on first use: the engine contract imports
-``koetsieren.kernels`` while ``engine.game`` is still initialising, so this
-package must not import ``.game`` (which needs ``engine.game``) eagerly.
+``kernels`` holds the numba kernels, ``game`` the Python game class, ``pure``
+the plain-Python reference used by ``slagwerk bench``. The package imports
+nothing eagerly: the engine contract imports ``kernels`` while
+``engine.game`` is still initialising.
 """
-
-from __future__ import annotations
-
-__all__ = ["Koetsieren"]
-
-
-def __getattr__(name: str):
-    if name == "Koetsieren":
-        from .game import Koetsieren
-
-        return Koetsieren
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

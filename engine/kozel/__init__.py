@@ -1,18 +1,7 @@
 """Kozel, the 4-card version (RULES.md §3): kernels and the Python game class.
 
-:class:`Kozel` is loaded on first use: the engine contract imports
-``kozel.kernels`` while ``engine.game`` is still initialising, so this
-package must not import ``.game`` (which needs ``engine.game``) eagerly.
+``kernels`` holds the numba kernels, ``game`` the Python game class, ``pure``
+the plain-Python reference used by ``slagwerk bench``. The package imports
+nothing eagerly: the engine contract imports ``kernels`` while
+``engine.game`` is still initialising.
 """
-
-from __future__ import annotations
-
-__all__ = ["Kozel"]
-
-
-def __getattr__(name: str):
-    if name == "Kozel":
-        from .game import Kozel
-
-        return Kozel
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
