@@ -167,6 +167,18 @@ def _match_children(nodes, node, actions, n, child_of):
     return untried
 
 
+LOG_TABLE = np.log(np.maximum(np.arange(1 << 14, dtype=np.float64), 1.0))
+"""``log(k)`` for the availability counts most nodes have (a table lookup is
+cheaper than ``log`` in the selection loop, which runs for every child)."""
+
+
+@njit(cache=True, inline="always")
+def _log_count(k):
+    if k < LOG_TABLE.shape[0]:
+        return LOG_TABLE[k]
+    return np.log(k)
+
+
 @njit(cache=True)
 def _ucb_child(nodes, values, child_of, n, c):
     """The available child with the highest UCB1 score (availability counts)."""
@@ -174,8 +186,10 @@ def _ucb_child(nodes, values, child_of, n, c):
     best_score = -np.inf
     for i in range(n):
         child = child_of[i]
-        visits = nodes[child, VISITS]
-        score = values[child] / visits + c * np.sqrt(np.log(nodes[child, AVAILABLE]) / visits)
+        inverse_visits = 1.0 / nodes[child, VISITS]
+        score = values[child] * inverse_visits + c * np.sqrt(
+            _log_count(nodes[child, AVAILABLE]) * inverse_visits
+        )
         if score > best_score:
             best_score = score
             best = child
