@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from . import contract
-from .state import GAME, OBJECTIVE_DEAL, PHASE, PHASE_DEAL_PENDING, PHASE_MATCH_OVER
+from .state import GAME, OBJECTIVE_DEAL, PHASE, PHASE_MATCH_OVER, TO_MOVE
 
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
@@ -47,7 +47,10 @@ def playout(state, objective, policy, rng, actions, deal_buffer):
 
 @njit(cache=True, inline="always")
 def _deal_in_progress(state):
-    return state[PHASE] != PHASE_DEAL_PENDING and state[PHASE] != PHASE_MATCH_OVER
+    # Someone is to move exactly while a deal is in progress (TO_MOVE is CHANCE
+    # or TERMINAL otherwise). One comparison: a two-phase test measurably slows
+    # the playout loops.
+    return state[TO_MOVE] >= 0
 
 
 @njit(cache=True)

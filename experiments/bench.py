@@ -1,6 +1,7 @@
 """``slagwerk bench``: speed measured, never asserted.
 
-Every figure is reported next to a reference measured in the same run, as
+Rates are per second of CPU time (see :func:`_timed_rate`). Every figure is
+reported next to a reference measured in the same run, as
 a ratio: numba playouts against plain Python (``engine/<game>/pure.py``),
 Coins against the C reference (``shared/anchors/coins_ref.c``, compiled
 with ``gcc -O3 -march=native`` when gcc and the file are available), and
@@ -14,6 +15,7 @@ import importlib
 import os
 import random
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -33,20 +35,25 @@ BENCH_OPTIONS = {"coins": {"target": 1000}}
 
 
 def _timed_rate(step, seconds: float) -> float:
-    """Calls of ``step(n)`` (which does n units) per second over ~``seconds``."""
+    """Units of work per CPU second: ``step(n)`` does n units, run for ~``seconds``.
+
+    CPU time (``time.process_time``), not wall time, so that other processes
+    sharing the machine slow the measurement as little as possible; the C
+    reference is timed the same way (its child-process CPU time).
+    """
     n = 1
     while True:  # grow the batch until one batch takes ~1/10 of the budget
-        start = time.perf_counter()
+        start = time.process_time()
         step(n)
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         if elapsed > seconds / 10 or n > 1 << 30:
             break
         n *= 4
     done, spent = 0, 0.0
     while spent < seconds:
-        start = time.perf_counter()
+        start = time.process_time()
         step(n)
-        spent += time.perf_counter() - start
+        spent += time.process_time() - start
         done += n
     return done / spent
 
@@ -126,9 +133,16 @@ def c_reference_rate(seconds: float) -> tuple[float | None, str]:
 
 
 def _run_c(binary: Path, count: int) -> float:
+    """Playouts per CPU second of one run of the C reference (its own CPU time,
+    from the child's resource usage, like the in-process measurements)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run([str(binary), str(count), "1", "1"], capture_output=True, text=True,
                          check=True).stdout
-    return float(re.search(r"playouts/s=([0-9.]+)", out).group(1))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if not re.search(r"playouts=(\d+)", out):
+        raise RuntimeError(f"unexpected output from the C reference: {out[:200]!r}")
+    return count / max(cpu, 1e-9)
 
 
 def playout_rows(games, seconds: float, with_c: bool = True, rounds: int = 3) -> list[dict]:
