@@ -149,7 +149,7 @@ class HumanPlayer(Agent):
 
 
 _HELP = (
-    "Type the number of an action or its notation (e.g. a card like 'Ao').\n"
+    "Type the number of an action, or the action as it is listed.\n"
     "'history' shows this deal's actions, 'quit' leaves the game."
 )
 
