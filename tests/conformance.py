@@ -14,6 +14,7 @@ import json
 
 import numpy as np
 from numba import njit
+
 from slagwerk.agents import make
 from slagwerk.agents.match import play_match
 from slagwerk.engine import contract

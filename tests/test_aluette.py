@@ -13,6 +13,7 @@ import random
 
 import numpy as np
 import pytest
+
 from conformance import check_game
 from paths import EXAMPLES
 from slagwerk.engine import InvalidRecordError, InvalidViewError, OptionError, contract, make_game

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numba import njit
+
 from slagwerk.agents import make
 from slagwerk.agents.match import play_match
 from slagwerk.engine import contract, make_game

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from slagwerk.engine.records import replay
 
 from slagwerk.cli import main
+from slagwerk.engine.records import replay
 
 
 def test_play_prints_the_match_and_saves_a_record_that_replays(tmp_path, capsys):

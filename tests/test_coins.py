@@ -6,9 +6,10 @@ import json
 
 import numpy as np
 import pytest
-from conformance import check_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from conformance import check_game
 from paths import EXAMPLES
 from slagwerk.agents import make
 from slagwerk.agents.match import play_match

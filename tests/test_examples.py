@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 import pytest
-from paths import EXAMPLES
-from slagwerk.engine.records import replay
 
+from paths import EXAMPLES
 from slagwerk.cli import main
+from slagwerk.engine.records import replay
 
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.json"))
 

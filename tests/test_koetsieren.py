@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+
 from paths import EXAMPLES
 from slagwerk.engine import (
     IllegalActionError,

@@ -8,10 +8,11 @@ import random
 
 import numpy as np
 import pytest
-from conformance import check_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numba import njit
+
+from conformance import check_game
 from slagwerk.agents import make
 from slagwerk.agents.match import play_match
 from slagwerk.engine import InvalidViewError, contract, make_game

@@ -9,7 +9,9 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from paths import EXAMPLES
+from slagwerk.cli import main
 from slagwerk.engine import (
     IllegalActionError,
     InvalidRecordError,
@@ -21,8 +23,6 @@ from slagwerk.engine.cards import KOZEL_DECK
 from slagwerk.engine.kozel import kernels as K
 from slagwerk.engine.kozel import pure
 from slagwerk.engine.records import load_record, record_of, replay
-
-from slagwerk.cli import main
 
 GAME = make_game("kozel")
 ALL_CARDS = KOZEL_DECK.names(KOZEL_DECK.all_mask)  # suit by suit, 6 up to A

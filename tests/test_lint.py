@@ -4,6 +4,7 @@ import shutil
 import subprocess
 
 import pytest
+
 from paths import REPO
 
 

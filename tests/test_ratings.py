@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy.optimize import minimize
+
 from slagwerk.experiments.ratings import (
     ELO_PER_NAT,
     Groups,

@@ -8,6 +8,7 @@ import importlib
 
 import numpy as np
 import pytest
+
 from slagwerk.agents import AGENTS, make
 from slagwerk.agents.match import play_match
 from slagwerk.agents.search_agents import ISMCTSAgent

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from slagwerk.agents import make
 from slagwerk.engine import GAME_NAMES, make_game
 from slagwerk.engine.state import (

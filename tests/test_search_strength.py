@@ -11,6 +11,7 @@ loses). The larger comparison is ``experiments/search_strength.py``.
 from __future__ import annotations
 
 import pytest
+
 from slagwerk.engine import GAME_NAMES
 from slagwerk.experiments.tournament import evaluate
 

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 from scipy.special import xlogy
+
 from slagwerk.experiments.runner import ExperimentError
 from slagwerk.experiments.sprt import (
     _max_log_likelihood,

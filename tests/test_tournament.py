@@ -9,14 +9,14 @@ import sys
 import time
 
 import pytest
+
 from slagwerk.agents import Agent, Decision
 from slagwerk.agents.registry import AGENTS, register
+from slagwerk.cli import main
 from slagwerk.engine.errors import OptionError, SpecError
 from slagwerk.experiments.results import ResultsFolder
 from slagwerk.experiments.runner import ExperimentError
 from slagwerk.experiments.tournament import TournamentConfig, evaluate, run_tournament
-
-from slagwerk.cli import main
 
 SMALL = TournamentConfig("coins", ("random", "heuristic"), deals=6, seed=4, bootstrap=50)
 

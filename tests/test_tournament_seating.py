@@ -6,6 +6,7 @@ from collections import Counter
 from itertools import permutations
 
 import pytest
+
 from slagwerk.engine import GAME_NAMES, make_game
 from slagwerk.engine.errors import SpecError
 from slagwerk.experiments.runner import GameSetup, play_game

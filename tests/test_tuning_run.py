@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from slagwerk.agents import make, parse_spec
+from slagwerk.cli import main
 from slagwerk.engine import make_game
 from slagwerk.engine.errors import SlagwerkError, SpecError
 from slagwerk.experiments.runner import ExperimentError
 from slagwerk.experiments.tuning import TuneConfig, format_report, run_tuning
-
-from slagwerk.cli import main
 
 # A search agent small enough that a whole tuning run takes seconds.
 TINY = ("c=0.1:3.0", "iterations=4")
