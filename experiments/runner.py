@@ -36,6 +36,7 @@ changes no result.
 
 from __future__ import annotations
 
+import re
 import signal
 import threading
 import time
@@ -85,7 +86,33 @@ class GameSetup:
 
     @property
     def labels(self) -> list[str]:
-        return [parse_spec(spec)[2] for spec in self.specs]
+        return [entry_label(spec) for spec in self.specs]
+
+
+_PARTNER_SPLIT = re.compile(r"\+(?=[A-Za-z])")
+
+
+def partner_specs(entry: str) -> list[str]:
+    """The agent specs of a tournament entry: ``A+B`` is a partnership of two
+    different agents (team games), anything else one agent. ``+`` splits only
+    before a letter, so a value like ``1e+3`` stays whole."""
+    return [part.strip() for part in _PARTNER_SPLIT.split(entry)]
+
+
+def entry_label(entry: str) -> str:
+    """The label of an entry: its spec's label, or the text of a partnership."""
+    parts = partner_specs(entry)
+    return parse_spec(entry)[2] if len(parts) == 1 else entry
+
+
+def seat_spec(entry: str, seat: int, n_seats: int) -> str:
+    """The spec that plays ``seat`` for ``entry``: in a partnership ``A+B``, ``A``
+    holds the lower-numbered seat of its team and ``B`` its partner's."""
+    parts = partner_specs(entry)
+    if len(parts) == 1:
+        return entry
+    team = [s for s in range(n_seats) if s % 2 == seat % 2]
+    return parts[team.index(seat)]
 
 
 def validate_setup(setup: GameSetup, unique_labels: bool = True) -> None:
@@ -104,9 +131,16 @@ def validate_setup(setup: GameSetup, unique_labels: bool = True) -> None:
         raise ExperimentError(f"the seed must be an integer, not {setup.seed!r}")
     game = _game(setup.game, setup.options)
     labels = []
-    for spec in setup.specs:
-        agent = make(spec, game, seed=0)
-        labels.append(agent.label)
+    for entry in setup.specs:
+        parts = partner_specs(entry)
+        if len(parts) > 1 and not (game.team_game and len(parts) == 2):
+            raise ExperimentError(
+                f"{entry!r}: a partnership A+B names two agents and is only for the team games"
+                f" (Kozel, Aluette), not {game.name}"
+            )
+        for part in parts:
+            make(part, game, seed=0)
+        labels.append(entry_label(entry))
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates and unique_labels:
         raise ExperimentError(
@@ -254,8 +288,8 @@ def play_game(setup: GameSetup, slot: GameSlot) -> dict:
     watch = _Watch()
     agents = []
     for seat, agent_number in enumerate(slot.seats):
-        agent = make(setup.specs[agent_number], game,
-                     seed=derive_seed(setup.seed, slot.group, slot.rotation, seat))
+        spec = seat_spec(setup.specs[agent_number], seat, n)
+        agent = make(spec, game, seed=derive_seed(setup.seed, slot.group, slot.rotation, seat))
         agents.append(_GuardedAgent(agent, seat, setup.move_time, watch))
     max_deals = 1 if setup.unit == "deal" else None
     start = time.perf_counter()

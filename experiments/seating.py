@@ -11,8 +11,10 @@ luck cancels out of the group's result.
   every set is a table (so each agent sits directly before and after each
   other agent). With fewer agents than seats, tables fill the seats with
   copies: every seating that uses each agent at least once, up to rotation.
-- Team games (Kozel, Aluette): an agent plays as a partnership of two
-  copies; a table is a pair of agents, and its rotations swap the teams.
+- Team games (Kozel, Aluette): an entry plays as a partnership, of two
+  copies of one agent or of two agents named ``A+B`` (see
+  ``runner.seat_spec``); a table is a pair of entries, and its rotations
+  swap the teams.
 
 The tournament cycles through the tables, one per group: with at least as
 many groups as tables, the schedule is balanced.

@@ -38,7 +38,9 @@ def add_parser(subparsers) -> None:
                         help="the game (repeatable; default: every game)")
     parser.add_argument("--agents", nargs="+", metavar="SPEC",
                         help="agent specs, e.g. random heuristic ismcts:iterations=2000,c=0.7 "
-                        "(label=... names one; default: the built-in agents)")
+                        "(label=... names one; default: the built-in agents); in Kozel and "
+                        "Aluette an agent plays as two partnered copies, or write A+B for "
+                        "a partnership of two different agents")
     parser.add_argument("--deals", type=int, default=None,
                         help=f"duplicate groups per game, each deal played in all its rotations "
                         f"(default {MAIN_JOB_DEALS})")
