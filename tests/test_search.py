@@ -14,6 +14,7 @@ from slagwerk.agents.match import play_match
 from slagwerk.agents.search_agents import ISMCTSAgent
 from slagwerk.engine import GAME_NAMES, SlagwerkError, contract, make_game
 from slagwerk.engine.bits import derive_seed, make_rng
+from slagwerk.engine.coins import kernels as CK
 from slagwerk.engine.errors import InvalidViewError, SpecError
 from slagwerk.search import tree as T
 from slagwerk.search.ismcts import ismcts
@@ -165,6 +166,26 @@ def test_tree_counts_are_consistent(game_name, determinize_each):
     actions, visits, means, available = tree.root_statistics()
     assert sorted(actions) == legal  # the seat's own options are the same in every world
     assert np.all((means >= 0) & (means <= 1))
+
+
+def test_the_tree_ends_where_the_deal_ends_and_the_match_objective_plays_on():
+    """Near the end of a Coins deal the tree reaches the deal's end but never
+    grows past it (the next deal is chance); the playouts deal on to the
+    match's end, so the match values are win rates."""
+    game = make_game("coins", target=30)
+    state = game.new_match(seed=4)
+    while sum(bin(int(state.array[CK.HANDS + s])).count("1") for s in range(3)) > 5:
+        state.apply(state.legal_actions()[0])
+    remaining = sum(bin(int(state.array[CK.HANDS + s])).count("1") for s in range(3))
+    tree = Tree(5000)
+    run_iterations(state.array, state.to_move, 1, 3000, 0.7, 0, 1, make_rng(2), tree.nodes, tree.values,
+                   tree.meta)
+    depth = np.zeros(tree.size, np.int64)
+    for node in range(1, tree.size):  # parents are always created before their children
+        depth[node] = depth[tree.nodes[node, T.PARENT]] + 1
+    assert depth.max() == remaining
+    result = ismcts(state, iterations=300, objective="match", seed=1)
+    assert np.all((result.values >= 0) & (result.values <= 1)) and int(result.visits.sum()) == 300
 
 
 # ------------------------------------------------------------------- errors
