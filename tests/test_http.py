@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -186,3 +191,30 @@ def test_fuzzed_bodies_each_get_an_answer_and_the_server_keeps_going(server, bod
     status, answer = call(conn, "POST", "/v1/act", json.dumps(good_request()).encode())
     assert status == 200
 
+
+
+def test_serve_command_listens_on_loopback_and_stops_its_workers_on_sigterm():
+    server = subprocess.Popen([sys.executable, "-m", "slagwerk", "serve", "--port", "0"],
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        line = ""
+        while "serving" not in line:
+            line = server.stderr.readline()
+            assert line, "slagwerk serve ended before it was serving"
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/v1/", line)
+        assert match, line
+        status, info = call(http.client.HTTPConnection("127.0.0.1", int(match.group(1)), timeout=60),
+                            "GET", "/v1/info")
+        assert status == 200 and info["time_limit_ms"] == 30_000
+        children = Path(f"/proc/{server.pid}/task/{server.pid}/children")
+        workers = [int(p) for p in children.read_text().split()] if children.exists() else []
+        assert workers or not children.exists(), "the server has no worker process"
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=60) == 0
+        for pid in workers:
+            assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        server.stderr.close()

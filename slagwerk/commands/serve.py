@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from ..agents.http import DEFAULT_PORT, BotServer
@@ -48,6 +49,8 @@ def run(args) -> int:
                            log_requests=args.log)
     except OSError as err:
         raise OptionError(f"cannot listen on {args.host}:{args.port}: {err.strerror}") from None
+    # A service manager stops the server with SIGTERM: close the workers on the way out.
+    signal.signal(signal.SIGTERM, _stop)
     host, port = server.server_address[:2]
     print(f"serving the slagwerk bot on http://{host}:{port}/v1/ (Ctrl-C stops)", file=sys.stderr, flush=True)
     try:
@@ -57,3 +60,7 @@ def run(args) -> int:
     finally:
         server.close()
     return 0
+
+
+def _stop(signum, frame):
+    raise SystemExit(0)
