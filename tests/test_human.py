@@ -7,13 +7,13 @@ import json
 import re
 
 import pytest
+
 from slagwerk.agents import make
 from slagwerk.agents.human import HumanPlayer, HumanQuit, choose, format_view
 from slagwerk.agents.match import play_match
+from slagwerk.cli import main
 from slagwerk.engine import GAME_NAMES, make_game
 from slagwerk.engine.errors import SlagwerkError
-
-from slagwerk.cli import main
 
 SMALL = {"coins": {"target": 3}, "koetsieren": {"players": 3}, "kozel": {}, "aluette": {}}
 
