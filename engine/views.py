@@ -74,11 +74,11 @@ def check_keys(view, allowed, required, game_name: str) -> None:
     unknown = sorted(set(view) - set(allowed))
     if unknown:
         raise InvalidViewError(
-            f"unknown field {unknown[0]!r} in a {game_name} view (fields: {', '.join(allowed)})"
+            f"unknown field {unknown[0]!r} in a view of {game_name} (fields: {', '.join(allowed)})"
         )
     missing = [k for k in required if k not in view]
     if missing:
-        raise InvalidViewError(f"a {game_name} view needs the field {missing[0]!r}")
+        raise InvalidViewError(f"a view of {game_name} needs the field {missing[0]!r}")
     if view.get("game", game_name) != game_name:
         raise InvalidViewError(f"view is for game {view.get('game')!r}, not {game_name!r}")
 
