@@ -26,6 +26,7 @@ from pathlib import Path
 from ..engine import GAME_NAMES, make_game
 from ..engine.bits import make_rng
 from ..engine.playout import random_deal_playouts
+from ..search import bench as search_bench
 
 ANCHOR_ENV = "SLAGWERK_ANCHORS"
 
@@ -202,38 +203,34 @@ def startup_rows(games) -> list[dict]:
             out = subprocess.run([sys.executable, "-c", STARTUP_SNIPPET, *games], env=env,
                                  capture_output=True, text=True, check=True).stdout
             wall = time.perf_counter() - start
-            rows.append({"game": ",".join(games), "benchmark": "startup_first_playout",
+            rows.append({"game": "all" if set(games) == set(GAME_NAMES) else ",".join(games),
+                         "benchmark": "startup_first_playout",
                          "implementation": kind, "seconds": round(wall, 2),
                          "seconds_in_process": round(float(out.strip()), 2)})
     return rows
-
-
-def search_rows(games, seconds: float) -> list[dict]:
-    """ISMCTS iteration rows from the search package."""
-    from ..search.bench import ismcts_rows
-
-    return ismcts_rows(list(games), seconds)
 
 
 def run_bench(games=None, seconds: float = 2.0, startup: bool = False, search: bool = True,
               with_c: bool = True) -> list[dict]:
     games = list(games or GAME_NAMES)
     rows = playout_rows(games, seconds, with_c=with_c)
-    if search and importlib.util.find_spec("slagwerk.search.bench") is not None:
-        rows += search_rows(games, seconds)
+    if search:
+        rows += search_bench.ismcts_rows(games, seconds)
     if startup:
         rows += startup_rows(games)
+        if search:
+            rows += search_bench.startup_rows(games)
     return rows
 
 
 def format_table(rows) -> str:
-    lines = [f"{'game':<12}{'benchmark':<24}{'implementation':<16}{'value':>14}  ratio"]
+    lines = [f"{'game':<12}{'benchmark':<31}{'implementation':<16}{'value':>14}  ratio"]
     for row in rows:
         value = row.get("per_second")
         shown = f"{value:>12,.0f}/s" if value is not None else f"{row['seconds']:>13.2f}s"
         ratios = ", ".join(f"{k}={v}" for k, v in row.items()
                            if k not in ("game", "benchmark", "implementation", "per_second",
                                         "seconds", "note"))
-        lines.append(f"{row['game']:<12}{row['benchmark']:<24}{row['implementation']:<16}"
+        lines.append(f"{row['game']:<12}{row['benchmark']:<31}{row['implementation']:<16}"
                      f"{shown}  {ratios}")
     return "\n".join(lines)
