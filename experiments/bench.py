@@ -1,11 +1,11 @@
 """``slagwerk bench``: speed measured, never asserted.
 
-Rates are per second of CPU time (see :func:`_timed_rate`). Every figure is
+Rates are per second of CPU time (see :func:`timed_rate`). Every figure is
 reported next to a reference measured in the same run, as
 a ratio: numba playouts against plain Python (``engine/<game>/pure.py``),
 Coins against the C reference (``shared/anchors/coins_ref.c``, compiled
 with ``gcc -O3 -march=native`` when gcc and the file are available), and
-search iterations against playouts (``search.bench``). Start-up is timed in
+search iterations against playouts (``search_bench``). Start-up is timed in
 fresh processes: cold (empty numba cache, compiling) and warm (cached).
 """
 
@@ -26,7 +26,6 @@ from pathlib import Path
 from ..engine import GAME_NAMES, make_game
 from ..engine.bits import make_rng
 from ..engine.playout import random_deal_playouts
-from ..search import bench as search_bench
 
 ANCHOR_ENV = "SLAGWERK_ANCHORS"
 
@@ -35,7 +34,7 @@ BENCH_OPTIONS = {"coins": {"target": 1000}}
 (at Coins' default target a random deal often ends the match early)."""
 
 
-def _timed_rate(step, seconds: float) -> float:
+def timed_rate(step, seconds: float) -> float:
     """Units of work per CPU second: ``step(n)`` does n units, run for ~``seconds``.
 
     CPU time (``time.process_time``), not wall time, so that other processes
@@ -64,7 +63,7 @@ def numba_playout_rate(game_name: str, seconds: float) -> float:
     start = make_game(game_name, **BENCH_OPTIONS.get(game_name, {})).new_match().array
     rng = make_rng(12345)
     random_deal_playouts(start, 2, rng)  # compile or load from cache outside the clock
-    return _timed_rate(lambda n: random_deal_playouts(start, n, rng), seconds)
+    return timed_rate(lambda n: random_deal_playouts(start, n, rng), seconds)
 
 
 def pure_playout_rate(game_name: str, seconds: float) -> float | None:
@@ -79,7 +78,7 @@ def pure_playout_rate(game_name: str, seconds: float) -> float | None:
         for _ in range(n):
             pure.random_playout(rng)
 
-    return _timed_rate(step, seconds)
+    return timed_rate(step, seconds)
 
 
 def find_anchor() -> Path | None:
@@ -214,6 +213,9 @@ def run_bench(games=None, seconds: float = 2.0, startup: bool = False, search: b
               with_c: bool = True) -> list[dict]:
     games = list(games or GAME_NAMES)
     rows = playout_rows(games, seconds, with_c=with_c)
+    # imported here: search_bench builds on this module's timing helpers
+    from . import search_bench
+
     if search:
         rows += search_bench.ismcts_rows(games, seconds)
     if startup:

@@ -54,3 +54,12 @@ def test_bench_json_rows(capsys):
     assert by_impl["numba"]["benchmark"] == "random_playout"
     assert by_impl["numba"]["per_second"] > 0
     assert by_impl["python"]["numba_speedup"] > 1
+
+
+def test_bench_reports_ismcts_iterations_against_playouts(capsys):
+    assert main(["bench", "--game", "coins", "--seconds", "0.3", "--no-c", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    search = [row for row in rows if row["benchmark"] == "ismcts_iteration"]
+    assert [row["game"] for row in search] == ["coins"]
+    assert search[0]["implementation"] == "numba"
+    assert search[0]["per_second"] > 0 and search[0]["ratio_to_random_playout"] > 0

@@ -28,11 +28,9 @@ from ..engine.bits import make_rng
 from ..engine.contract import heuristic_action
 from ..engine.playout import random_deal_playouts
 from ..engine.state import PHASE_PLAY
-from .ismcts import DEFAULT_ITERATIONS, ismcts
+from ..search.ismcts import DEFAULT_ITERATIONS, ismcts
+from .bench import BENCH_OPTIONS, timed_rate
 
-BENCH_OPTIONS = {"coins": {"target": 1000}}
-"""Options that make every benchmarked deal a full deal (at Coins' default
-target a random deal often ends the match early)."""
 BENCH_ITERATIONS = DEFAULT_ITERATIONS
 """Iterations of each timed search: the default decision of the ismcts agent."""
 BENCH_SEED = 12345
@@ -50,24 +48,6 @@ def first_card_decision(game_name: str, seed: int = BENCH_SEED):
     while state.phase != PHASE_PLAY:
         state.apply(int(heuristic_action(state.array, rng)))
     return state, pending
-
-
-def _rate(step, seconds: float) -> float:
-    """Units per second of ``step(n)`` (n units), batches grown to ~seconds/10."""
-    n = 1
-    while True:
-        start = time.perf_counter()
-        step(n)
-        if time.perf_counter() - start > seconds / 10 or n > 1 << 30:
-            break
-        n *= 2
-    done, spent = 0, 0.0
-    while spent < seconds:
-        start = time.perf_counter()
-        step(n)
-        spent += time.perf_counter() - start
-        done += n
-    return done / spent
 
 
 def ismcts_rows(game_names=None, seconds: float = 2.0, rounds: int = 3) -> list[dict]:
@@ -91,8 +71,8 @@ def ismcts_rows(game_names=None, seconds: float = 2.0, rounds: int = 3) -> list[
 
         best_playout = best_search = 0.0
         for _ in range(rounds):
-            best_playout = max(best_playout, _rate(playouts, share))
-            best_search = max(best_search, _rate(searches, share) * BENCH_ITERATIONS)
+            best_playout = max(best_playout, timed_rate(playouts, share))
+            best_search = max(best_search, timed_rate(searches, share) * BENCH_ITERATIONS)
         rows.append({
             "game": name,
             "benchmark": "ismcts_iteration",
@@ -146,7 +126,7 @@ def startup_rows(game_names=None) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    """``python -m slagwerk.search.bench [--startup] [games...]``: rows as JSON lines."""
+    """``python -m slagwerk.experiments.search_bench [--startup] [games...]``: rows as JSON lines."""
     args = list(sys.argv[1:] if argv is None else argv)
     startup = "--startup" in args
     games = [a for a in args if a != "--startup"] or list(GAME_NAMES)
