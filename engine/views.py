@@ -149,6 +149,23 @@ def read_common(view: dict, n_players: int, game_name: str, max_tricks: int, max
         raise InvalidViewError("view field 'history' must be a list")
 
 
+def one_card_trick_hand_sizes(view: dict, hand: list[int], trick: list[int], hand_size: int,
+                              n_seats: int) -> list[int]:
+    """Hand sizes per seat in a game where every seat plays one card per trick
+    (Coins, Aluette), checked against the view's own hand and ``hand_sizes``."""
+    seat, leader, tricks_done = view["seat"], view["leader"], view["tricks_done"]
+    sizes = [hand_size - tricks_done] * n_seats
+    for k in range(len(trick)):
+        sizes[(leader + k) % n_seats] -= 1
+    if len(hand) != sizes[seat]:
+        raise InvalidViewError(
+            f"seat {seat} should hold {sizes[seat]} cards at this point, not {len(hand)}"
+        )
+    if "hand_sizes" in view and view["hand_sizes"] != sizes:
+        raise InvalidViewError(f"hand_sizes {view['hand_sizes']!r} should be {sizes!r}")
+    return sizes
+
+
 def deal_hidden(seat: int, hand: list[int], known: set[int], deck_size: int,
                 sizes: list[int], seed: int) -> tuple[list[int], list[int]]:
     """Deal the cards a seat cannot see at random: every other seat ``s`` gets

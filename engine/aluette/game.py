@@ -24,6 +24,7 @@ from ..views import (
     common_view,
     deal_hidden,
     disjoint,
+    one_card_trick_hand_sizes,
     read_common,
     read_options,
     want_cards,
@@ -212,15 +213,7 @@ class Aluette(Game):
             raise InvalidViewError(
                 f"{len(played)} played cards do not make {tricks_done} complete tricks"
             )
-        sizes = [K.HAND_SIZE - tricks_done] * K.N_SEATS
-        for k in range(len(trick)):
-            sizes[(leader + k) % K.N_SEATS] -= 1
-        if len(hand) != sizes[seat]:
-            raise InvalidViewError(
-                f"seat {seat} should hold {sizes[seat]} cards at this point, not {len(hand)}"
-            )
-        if "hand_sizes" in view and view["hand_sizes"] != sizes:
-            raise InvalidViewError(f"hand_sizes {view['hand_sizes']!r} should be {sizes!r}")
+        sizes = one_card_trick_hand_sizes(view, hand, trick, K.HAND_SIZE, K.N_SEATS)
         _check_points(view, won, first, last, complete, deal_number)
 
         state = game.new_match()

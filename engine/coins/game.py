@@ -14,6 +14,7 @@ from ..views import (
     common_view,
     deal_hidden,
     disjoint,
+    one_card_trick_hand_sizes,
     read_common,
     read_options,
     want_cards,
@@ -107,15 +108,7 @@ class Coins(Game):
                 f"seat {to_move} cannot be to move: seat {leader} led and "
                 f"{len(trick)} card(s) were played"
             )
-        sizes = [K.HAND_SIZE - tricks_done] * K.N_SEATS
-        for k in range(len(trick)):
-            sizes[(leader + k) % K.N_SEATS] -= 1
-        if len(hand) != sizes[seat]:
-            raise InvalidViewError(
-                f"seat {seat} should hold {sizes[seat]} cards at this point, not {len(hand)}"
-            )
-        if "hand_sizes" in view and view["hand_sizes"] != sizes:
-            raise InvalidViewError(f"hand_sizes {view['hand_sizes']!r} should be {sizes!r}")
+        sizes = one_card_trick_hand_sizes(view, hand, trick, K.HAND_SIZE, K.N_SEATS)
         if sum(view["deal_points"]) != sum(
             1 for c in played if K.suit_of(c) == K.SUIT_COINS
         ):
