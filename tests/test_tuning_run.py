@@ -104,7 +104,7 @@ def test_resume_refuses_a_log_of_another_run(tmp_path):
     (tmp_path / "a" / "config.json").write_text(json.dumps(config))
     with pytest.raises(ExperimentError, match="belongs to another run"):
         run_tuning(None, tmp_path / "a", resume=True, progress=False)
-    with pytest.raises(ExperimentError, match="already holds a run"):
+    with pytest.raises(ExperimentError, match="already holds a tuning run"):
         run_tuning(tiny_config(), tmp_path / "a", progress=False)
     with pytest.raises(ExperimentError, match="holds no tuning run"):
         run_tuning(None, tmp_path / "nothing", resume=True, progress=False)
