@@ -37,3 +37,21 @@ def game_from_args(name: str, args: argparse.Namespace):
     if name not in GAMES:
         raise OptionError(f"unknown game {name!r} (games: {', '.join(GAMES)})")
     return make_game(name, **options)
+
+
+def add_run_options(parser: argparse.ArgumentParser, move_time: float = 0.0) -> None:
+    """What every experiment command shares: seed, unit, workers and the
+    per-move time limit (``move_time`` 0 means none)."""
+    parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    parser.add_argument("--unit", choices=("deal", "match"), default="deal",
+                        help="a game is one deal scored by its normalised deal score (default), "
+                        "or a whole match scored by its outcome")
+    parser.add_argument("--jobs", type=int, default=-1,
+                        help="worker processes (default: all cores; 1 plays in this process)")
+    parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                        help="joblib backend: local processes (default) or a Dask cluster")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="Dask scheduler address for --backend dask (default: a local cluster)")
+    parser.add_argument("--move-time", type=float, default=move_time, metavar="SECONDS",
+                        help="per-move time limit; slower moves forfeit "
+                        f"(default {f'{move_time:g}' if move_time else 'none'})")

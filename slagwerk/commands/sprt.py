@@ -6,7 +6,7 @@ import json
 import math
 
 from ..engine import GAME_NAMES
-from .options import add_game_options, game_from_args
+from .options import add_game_options, add_run_options, game_from_args
 
 
 def add_parser(subparsers) -> None:
@@ -30,19 +30,10 @@ def add_parser(subparsers) -> None:
                         help="chance of accepting H0 when H1 holds (default 0.05)")
     parser.add_argument("--max-groups", type=int, default=2000,
                         help="give up (inconclusive) after this many groups (default 2000)")
-    parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
-    parser.add_argument("--unit", choices=("deal", "match"), default="deal",
-                        help="a game is one deal (default) or a whole match")
-    parser.add_argument("--jobs", type=int, default=-1,
-                        help="worker processes (default: all cores; 1 plays in this process)")
-    parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                        help="joblib backend: local processes (default) or a Dask cluster")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address")
-    parser.add_argument("--move-time", type=float, default=0.0, metavar="SECONDS",
-                        help="per-move time limit; slower moves forfeit (default: none)")
     parser.add_argument("--every", type=int, default=10,
                         help="print the running test every this many groups (default 10)")
     parser.add_argument("--json", action="store_true", help="print only the final result as JSON")
+    add_run_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
 

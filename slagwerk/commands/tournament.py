@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..engine import GAME_NAMES
 from ..engine.errors import OptionError
-from .options import add_game_options, game_from_args
+from .options import add_game_options, add_run_options, game_from_args
 
 MAIN_JOB_DEALS = 100
 """Duplicate groups per game in the no-argument main job (a few minutes on two cores)."""
@@ -44,29 +44,18 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--deals", type=int, default=None,
                         help=f"duplicate groups per game, each deal played in all its rotations "
                         f"(default {MAIN_JOB_DEALS})")
-    parser.add_argument("--seed", type=int, default=1, help="tournament seed (default 1)")
-    parser.add_argument("--unit", choices=("deal", "match"), default="deal",
-                        help="a game is one deal scored by its normalised deal score (default), "
-                        "or a whole match scored by its outcome")
-    parser.add_argument("--jobs", type=int, default=-1,
-                        help="worker processes (default: all cores; 1 plays in this process)")
-    parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                        help="joblib backend: local processes (default) or a Dask cluster")
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="Dask scheduler address for --backend dask (default: a local cluster)")
     parser.add_argument("--results", metavar="DIR",
                         help=f"results folder (default {RESULTS_ROOT}/<game or 'tournament'>-<time>)")
     parser.add_argument("--resume", metavar="DIR",
                         help="continue the interrupted tournament in DIR with its stored settings")
     parser.add_argument("--records", action="store_true",
                         help="keep every game's full record (RULES.md §5) in the results")
-    parser.add_argument("--move-time", type=float, default=DEFAULT_MOVE_TIME, metavar="SECONDS",
-                        help=f"per-move time limit; slower moves forfeit (default {DEFAULT_MOVE_TIME:g})")
     parser.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP,
                         help=f"bootstrap resamples for the intervals (default {DEFAULT_BOOTSTRAP})")
     parser.add_argument("--json", action="store_true",
                         help="print each game's final ranking as one JSON object per line")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_run_options(parser, move_time=DEFAULT_MOVE_TIME)
     add_game_options(parser)
     parser.set_defaults(run=run)
 

@@ -7,7 +7,7 @@ import sys
 
 from ..engine import GAME_NAMES
 from ..engine.errors import OptionError
-from .options import add_game_options, game_from_args
+from .options import add_game_options, add_run_options, game_from_args
 
 
 def add_parser(subparsers) -> None:
@@ -37,16 +37,6 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--groups", type=int,
                         help=f"duplicate groups per evaluation (default: {SPSA_GROUPS} for SPSA, "
                         f"at least {GP_GROUPS} for the GP search)")
-    parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
-    parser.add_argument("--unit", choices=("deal", "match"), default="deal",
-                        help="a game is one deal (default) or a whole match")
-    parser.add_argument("--jobs", type=int, default=-1,
-                        help="worker processes (default: all cores; 1 plays in this process)")
-    parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                        help="joblib backend: local processes (default) or a Dask cluster")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address")
-    parser.add_argument("--move-time", type=float, default=0.0, metavar="SECONDS",
-                        help="per-move time limit; slower moves forfeit (default: none)")
     parser.add_argument("--results", metavar="DIR",
                         help="results folder (default slagwerk-results/tune-<game>-<agent>-<time>)")
     parser.add_argument("--resume", metavar="DIR", help="continue the interrupted run in DIR")
@@ -61,6 +51,7 @@ def add_parser(subparsers) -> None:
                         help=f"SPRT gives up after this many groups (default {DEFAULT_MAX_GROUPS})")
     parser.add_argument("--json", action="store_true", help="print best.json (with the SPRT) as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_run_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
 
