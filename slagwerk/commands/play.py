@@ -83,7 +83,7 @@ def run(args) -> int:
             return 1
     else:
         state = play_match(game, agents, seed=args.seed, on_action=show)
-    print(f"\nfinal totals {state.totals}; outcome {state.outcome}", file=out)
+    print(("" if args.quiet else "\n") + f"final totals {state.totals}; outcome {state.outcome}", file=out)
     if args.record:
         with open(args.record, "w", encoding="utf-8") as fh:
             json.dump(record_of(state, players=names), fh, indent=1)
