@@ -29,7 +29,6 @@ CardMask = np.uint64
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
-EMPTY = np.uint64(0)
 
 
 @intrinsic
@@ -160,17 +159,6 @@ def mask_of(indices) -> np.uint64:
     return np.uint64(m)
 
 
-def indices_of(mask) -> list[int]:
-    """Python helper: the card indices of ``mask`` in increasing order."""
-    m = int(mask)
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
-
-
 # ---------------------------------------------------------------- random numbers
 
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -222,12 +210,6 @@ def rand_below(rng, n):
     """Uniform int64 in ``[0, n)`` for ``1 <= n < 2**32`` (multiply-shift)."""
     hi = next_u64(rng) >> np.uint64(32)
     return np.int64((hi * np.uint64(n)) >> np.uint64(32))
-
-
-@njit(cache=True)
-def rand_float(rng):
-    """Uniform float64 in ``[0, 1)``."""
-    return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @njit(cache=True, inline="always")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bits import bit, mask_to_indices, shuffle
+from .bits import bit, mask_to_indices
 from .state import (
     CHANCE,
     DEAL_COMPLETE,
@@ -131,14 +131,6 @@ def left_of(seat, n):
 def right_of(seat, n):
     """The previous seat clockwise."""
     return (seat + n - 1) % n
-
-
-@njit(cache=True)
-def shuffled_deck(deck_size, rng, out):
-    """Write a uniformly shuffled ``0 .. deck_size-1`` into ``out[:deck_size]``."""
-    for i in range(deck_size):
-        out[i] = i
-    shuffle(out, deck_size, rng)
 
 
 @njit(cache=True)

@@ -95,7 +95,6 @@ REQUIRED_KERNELS = (
 MAX_ACTIONS = max(m.MAX_ACTIONS for m in GAME_MODULES.values())
 """Room for the legal actions of any game (size of an ``out`` buffer)."""
 MAX_DEAL_SIZE = max(m.DEAL_SIZE for m in GAME_MODULES.values())
-MAX_STATE_SIZE = max(m.STATE_SIZE for m in GAME_MODULES.values())
 
 
 @njit(cache=True, inline="always")

@@ -17,17 +17,6 @@ POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
 
 
-@njit(cache=True, inline="always")
-def policy_action(state, policy, rng, actions):
-    """One action for the seat to move under ``policy`` (POLICY_RANDOM/HEURISTIC).
-
-    ``actions`` is an int64 work buffer of ``contract.MAX_ACTIONS``.
-    """
-    if policy == POLICY_HEURISTIC:
-        return contract.heuristic_action(state, rng)
-    return contract.random_action(state, rng, actions)
-
-
 @njit(cache=True)
 def playout(state, objective, policy, rng, actions, deal_buffer):
     """Play ``state`` on (in place) until the deal ends (``OBJECTIVE_DEAL``) or the

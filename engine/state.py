@@ -13,8 +13,6 @@ the sign bit is never set); kernels read them with ``np.uint64(state[X])``.
 
 from __future__ import annotations
 
-import numpy as np
-
 MAX_SEATS = 6
 
 # Phases every game shares; games number their own from PHASE_GAME_BASE.
@@ -105,8 +103,3 @@ TOTALS = _COMMON.offset["totals"]
 DEAL_POINTS = _COMMON.offset["deal_points"]
 OUTCOME = _COMMON.offset["outcome"]
 COMMON_SIZE = _COMMON.size
-
-
-def new_state(size: int) -> np.ndarray:
-    """A zeroed state array of ``size`` int64 fields."""
-    return np.zeros(size, dtype=np.int64)

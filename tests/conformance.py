@@ -5,7 +5,8 @@ checks the engine contract: legal actions round-trip through notation,
 deals are permutations of the deck, terminal states are terminal, kernels
 run from inside ``@njit`` code, ``determinize`` keeps every seat's
 information set, a view rebuilt with ``state_from_view`` shows the same
-thing, and a record replays to the same match.
+thing, a record replays to the same match, and the game's
+kernel module provides the whole contract.
 """
 
 from __future__ import annotations
@@ -68,8 +69,22 @@ def check_views_and_determinize(game, state, rng_seed: int) -> None:
         assert np.all((out[: game.n_players] >= 0) & (out[: game.n_players] <= 1))
 
 
+def check_contract(game) -> None:
+    """The game's kernel module provides every constant and kernel of the contract,
+    and is the module the dispatchers reach for its game id."""
+    module = game.kernels
+    missing = [name for name in contract.REQUIRED_CONSTANTS + contract.REQUIRED_KERNELS
+               if not hasattr(module, name)]
+    assert not missing, f"{game.name} kernels lack {missing}"
+    assert contract.GAME_MODULES[game.name] is module
+    assert module.MAX_ACTIONS <= contract.MAX_ACTIONS
+    assert module.DEAL_SIZE <= contract.MAX_DEAL_SIZE
+    assert module.LAYOUT.size == module.STATE_SIZE
+
+
 def check_game(game, matches: int = 3, seed: int = 0) -> None:
     """Run every conformance check on ``game`` over ``matches`` seeded matches."""
+    check_contract(game)
     deck_size = game.deck.size
     rewards = np.zeros(8)
     for m in range(matches):
