@@ -206,10 +206,25 @@ def next_u64(rng):
 
 
 @njit(cache=True, inline="always")
+def random_bits32(rng):
+    """The next 32 random bits (the high half of :func:`next_u64`), for :func:`scale_below`."""
+    return next_u64(rng) >> np.uint64(32)
+
+
+@njit(cache=True, inline="always")
+def scale_below(bits32, n):
+    """Map 32 random bits to a uniform int64 in ``[0, n)`` (multiply-shift).
+
+    ``rand_below(rng, n) == scale_below(random_bits32(rng), n)``: a kernel can
+    draw once and decide the range afterwards, with the same stream.
+    """
+    return np.int64((bits32 * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True, inline="always")
 def rand_below(rng, n):
     """Uniform int64 in ``[0, n)`` for ``1 <= n < 2**32`` (multiply-shift)."""
-    hi = next_u64(rng) >> np.uint64(32)
-    return np.int64((hi * np.uint64(n)) >> np.uint64(32))
+    return scale_below(random_bits32(rng), n)
 
 
 @njit(cache=True, inline="always")

@@ -65,7 +65,7 @@ def end_trick(state, winner):
         state[LEADER] = winner
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_deal(state, next_dealer):
     """Mark the deal scored and wait for the next one, dealt by ``next_dealer``."""
     state[DEAL_COMPLETE] = 1
@@ -74,13 +74,16 @@ def end_deal(state, next_dealer):
     state[TO_MOVE] = CHANCE
 
 
-@njit(cache=True)
-def end_match(state, outcome2):
-    """End the match; ``outcome2[s]`` is 2 (win), 1 (draw) or 0 (loss)."""
+@njit(cache=True, inline="always")
+def end_match(state):
+    """End the match. The game has written ``OUTCOME`` for every seat: 2 (win),
+    1 (draw) or 0 (loss).
+
+    Nothing here allocates: a kernel on the playout path that allocates, or
+    calls one that does, keeps numba from pruning the reference counting of
+    the state array, and the atomic increments then cost every action.
+    """
     state[DEAL_COMPLETE] = 1
-    n = state[N_PLAYERS]
-    for s in range(n):
-        state[OUTCOME + s] = outcome2[s]
     state[PHASE] = PHASE_MATCH_OVER
     state[TO_MOVE] = TERMINAL
 

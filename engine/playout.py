@@ -34,45 +34,69 @@ def playout(state, objective, policy, rng, actions, deal_buffer):
         contract.apply_deal(state, deal_buffer)
 
 
-@njit(cache=True, inline="always")
-def _deal_in_progress(state):
-    # Someone is to move exactly while a deal is in progress (TO_MOVE is CHANCE
-    # or TERMINAL otherwise). One comparison: a two-phase test measurably slows
-    # the playout loops.
-    return state[TO_MOVE] >= 0
-
-
 @njit(cache=True)
 def play_deal(state, policy, rng, actions):
     """Play the current deal to its end under ``policy`` (in place); return the
-    number of actions. The random policy has its own tight loop: it is what
-    playouts spend their time in."""
-    steps = 0
+    number of actions."""
     if policy == POLICY_RANDOM:
         # One dispatch per deal rather than per action: each game's loop then
         # compiles to a tight loop over its own kernels (a per-action dispatch
         # over all games measurably slows every game's playouts).
         g = state[GAME]
         if g == contract.COINS:
-            while _deal_in_progress(state):
-                contract.coins.apply_action(state, contract.coins.random_action(state, rng))
-                steps += 1
-        elif g == contract.KOETSIEREN:
-            while _deal_in_progress(state):
-                contract.koetsieren.apply_action(state, contract.koetsieren.random_action(state, rng))
-                steps += 1
-        elif g == contract.KOZEL:
-            while _deal_in_progress(state):
-                contract.kozel.apply_action(state, contract.kozel.random_action(state, rng))
-                steps += 1
-        elif g == contract.ALUETTE:
-            while _deal_in_progress(state):
-                contract.aluette.apply_action(state, contract.aluette.random_action(state, rng))
-                steps += 1
-    else:
-        while _deal_in_progress(state):
-            contract.apply_action(state, contract.heuristic_action(state, rng))
-            steps += 1
+            return _random_coins(state, rng)
+        if g == contract.KOETSIEREN:
+            return _random_koetsieren(state, rng)
+        if g == contract.KOZEL:
+            return _random_kozel(state, rng)
+        return _random_aluette(state, rng)
+    steps = 0
+    while state[TO_MOVE] >= 0:
+        contract.apply_action(state, contract.heuristic_action(state, rng))
+        steps += 1
+    return steps
+
+
+# The random loops are what playouts spend their time in, one small function
+# per game. Compiled on its own, each is free of reference counting on
+# ``state`` and ``rng`` (tests/test_playout_codegen.py); written inside
+# ``play_deal`` the optimiser merges the games' paths and keeps an atomic
+# increment and decrement of the state's reference count on every action.
+
+
+@njit(cache=True)
+def _random_coins(state, rng):
+    steps = 0
+    while state[TO_MOVE] >= 0:
+        contract.coins.apply_action(state, contract.coins.random_action(state, rng))
+        steps += 1
+    return steps
+
+
+@njit(cache=True)
+def _random_koetsieren(state, rng):
+    steps = 0
+    while state[TO_MOVE] >= 0:
+        contract.koetsieren.apply_action(state, contract.koetsieren.random_action(state, rng))
+        steps += 1
+    return steps
+
+
+@njit(cache=True)
+def _random_kozel(state, rng):
+    steps = 0
+    while state[TO_MOVE] >= 0:
+        contract.kozel.apply_action(state, contract.kozel.random_action(state, rng))
+        steps += 1
+    return steps
+
+
+@njit(cache=True)
+def _random_aluette(state, rng):
+    steps = 0
+    while state[TO_MOVE] >= 0:
+        contract.aluette.apply_action(state, contract.aluette.random_action(state, rng))
+        steps += 1
     return steps
 
 

@@ -42,6 +42,7 @@ from ..state import (
     LEADER,
     NOBODY,
     OBJECTIVE_DEAL,
+    OUTCOME,
     PHASE,
     PHASE_PLAY,
     TO_MOVE,
@@ -178,7 +179,7 @@ def trick_winner_position(cards, start, n):
     return pos if count == 1 else np.int64(-1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def deal_winner(state, tricks_done):
     """The deal winner and its match points after ``tricks_done`` tricks.
 
@@ -199,23 +200,23 @@ def deal_winner(state, tricks_done):
         first win through the last one played, at least two of them), 1
         otherwise, 0 when every trick was spoiled.
     """
+    # Every field is read in the loop: the state is not touched after it, so
+    # numba can drop its reference counting here (see ``common.end_match``).
     best = np.int64(NOBODY)
+    best_won = np.int64(0)
+    best_last = np.int64(0)
+    best_first = np.int64(0)
     for s in range(N_SEATS):
         won = state[TRICKS_WON + s]
-        if won == 0:
-            continue
-        if (
-            best == NOBODY
-            or won > state[TRICKS_WON + best]
-            or (won == state[TRICKS_WON + best] and state[LAST_WIN + s] < state[LAST_WIN + best])
-        ):
-            best = s
-    if best == NOBODY:
-        return best, np.int64(0)
-    won = state[TRICKS_WON + best]
-    if won >= 2 and won == tricks_done - state[FIRST_WIN + best]:
-        return best, np.int64(MORDIENNE_POINTS)
-    return best, np.int64(1)
+        last = state[LAST_WIN + s]
+        first = state[FIRST_WIN + s]
+        if won > best_won or (won > 0 and won == best_won and last < best_last):
+            best, best_won, best_last, best_first = s, won, last, first
+    points = np.int64(0)
+    if best != NOBODY:
+        mordienne = best_won >= 2 and best_won == tricks_done - best_first
+        points = MORDIENNE_POINTS if mordienne else 1
+    return best, points
 
 
 # ------------------------------------------------------------------ contract
@@ -321,7 +322,7 @@ def _finish_trick(state):
     _score_deal(state)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _score_deal(state):
     """Score a finished deal: the winner's team takes its points; rotate or end."""
     winner, points = deal_winner(state, state[TRICKS_DONE])
@@ -333,12 +334,11 @@ def _score_deal(state):
     if state[DEAL_NUMBER] < DEALS_PER_MATCH:
         end_deal(state, left_of(state[DEALER], N_SEATS))
         return
-    outcome2 = np.zeros(N_SEATS, np.int64)
     for s in range(N_SEATS):
         mine = state[TOTALS + s]
         theirs = state[TOTALS + left_of(s, N_SEATS)]
-        outcome2[s] = 2 if mine > theirs else (1 if mine == theirs else 0)
-    end_match(state, outcome2)
+        state[OUTCOME + s] = 2 if mine > theirs else (1 if mine == theirs else 0)
+    end_match(state)
 
 
 @njit(cache=True)

@@ -31,6 +31,7 @@ from ..state import (
     DEALER,
     LEADER,
     OBJECTIVE_DEAL,
+    OUTCOME,
     PHASE,
     PHASE_PLAY,
     TO_MOVE,
@@ -213,9 +214,9 @@ def _finish_trick(state):
     state[TOTALS + winner] += coins
     end_trick(state, winner)
     if state[TOTALS + winner] >= state[TARGET]:
-        outcome2 = np.zeros(N_SEATS, np.int64)
-        outcome2[winner] = 2
-        end_match(state, outcome2)
+        for s in range(N_SEATS):
+            state[OUTCOME + s] = 2 if s == winner else 0
+        end_match(state)
     elif np.uint64(state[HANDS + winner]) == ZERO:
         end_deal(state, right_of(winner, N_SEATS))
     else:

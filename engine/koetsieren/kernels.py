@@ -23,7 +23,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..bits import ONE, ZERO, bit, drop_lowest, has, kth_bit, lowest_bit, popcount, rand_below
+from ..bits import (
+    ONE,
+    ZERO,
+    bit,
+    has,
+    kth_bit,
+    popcount,
+    rand_below,
+    random_bits32,
+    scale_below,
+    select_bit,
+)
 from ..common import (
     begin_deal,
     end_deal,
@@ -40,6 +51,7 @@ from ..state import (
     MAX_SEATS,
     N_PLAYERS,
     OBJECTIVE_DEAL,
+    OUTCOME,
     PHASE,
     PHASE_GAME_BASE,
     PHASE_PLAY,
@@ -302,21 +314,24 @@ def legal_actions(state, out):
 
 @njit(cache=True, inline="always")
 def random_action(state, rng):
-    """A uniformly random legal action, drawn without listing them all."""
+    """A uniformly random legal action, drawn without listing them all.
+
+    Every decision takes exactly one draw from ``rng``, made before the
+    phase decides its range; the slot is then picked in constant time.
+    """
     phase = state[PHASE]
+    bits = random_bits32(rng)
     if phase == PHASE_PLAY:
         live = np.uint64(state[LIVE + state[TO_MOVE]])
-        for _ in range(rand_below(rng, popcount(live))):
-            live = drop_lowest(live)
-        return lowest_bit(live)
+        return select_bit(live, scale_below(bits, popcount(live)))
     if phase == PHASE_BID:
         barred = barred_bid(state)
         if barred < 0:
-            return np.int64(BID_BASE + rand_below(rng, MAX_BID + 1))
-        b = rand_below(rng, MAX_BID)
+            return np.int64(BID_BASE + scale_below(bits, MAX_BID + 1))
+        b = scale_below(bits, MAX_BID)
         return np.int64(BID_BASE + (b + 1 if b >= barred else b))
     if phase == PHASE_TRUMP:
-        return np.int64(TRUMP_BASE + rand_below(rng, N_SUITS))
+        return np.int64(TRUMP_BASE + scale_below(bits, N_SUITS))
     return np.int64(-1)
 
 
@@ -377,9 +392,15 @@ def _finish_trick(state, n):
         _finish_deal(state, n)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish_deal(state, n):
-    """Score ``|bid - tricks|`` per seat; end the match or pass the deal left."""
+    """Score ``|bid - tricks|`` per seat; end the match or pass the deal left.
+
+    Inlined and free of divisions (``next_seat``, not ``left_of``): a call
+    that branches over the state, or a division by the runtime ``n`` with its
+    zero-division exit, keeps numba's reference counting of ``state`` in the
+    playout loop (see ``common.end_match``).
+    """
     highest = 0
     for s in range(n):
         penalty = abs(state[BIDS + s] - state[TRICKS_WON + s])
@@ -388,12 +409,11 @@ def _finish_deal(state, n):
         highest = max(highest, state[TOTALS + s])
     if highest >= LOSING_TOTAL:
         # Ruling: every seat sharing the highest total loses.
-        outcome2 = np.zeros(n, np.int64)
         for s in range(n):
-            outcome2[s] = 0 if state[TOTALS + s] == highest else 2
-        end_match(state, outcome2)
+            state[OUTCOME + s] = 0 if state[TOTALS + s] == highest else 2
+        end_match(state)
     else:
-        end_deal(state, left_of(state[DEALER], n))
+        end_deal(state, next_seat(state[DEALER], n))
 
 
 @njit(cache=True)

@@ -52,6 +52,7 @@ from ..state import (
     LAST_TRICK_WINNER,
     LEADER,
     OBJECTIVE_DEAL,
+    OUTCOME,
     PHASE,
     PHASE_GAME_BASE,
     PHASE_PLAY,
@@ -611,10 +612,9 @@ def _score_deal(state):
     state[NEXT_LEADER] = state[LAST_TRICK_WINNER]
     for team in range(N_TEAMS):
         if state[TOTALS + team] >= LOSING_PENALTY:  # seat `team` is on team `team`
-            outcome2 = np.zeros(N_SEATS, np.int64)
             for s in range(N_SEATS):
-                outcome2[s] = 0 if team_of(s) == team else 2
-            end_match(state, outcome2)
+                state[OUTCOME + s] = 0 if team_of(s) == team else 2
+            end_match(state)
             return
     end_deal(state, left_of(state[DEALER], N_SEATS))
 
