@@ -36,6 +36,11 @@ whose header is :mod:`slagwerk.engine.state`:
     The game's rule-based policy for the seat to move; it reads only what
     that seat can see, so search can use it as a playout policy.
 
+``observed_actions(state, actions, n, observer, keys) -> bool`` (optional)
+    What ``observer`` sees of each of the legal ``actions[:n]`` of the seat
+    to move, into ``keys[:n]``; True when some action is partly hidden
+    (actions that look alike share a key). Without it every action is seen
+    whole (the game's actions are public, or name slots rather than cards).
 ``random_action(state, rng) -> int64`` (optional)
     A uniformly random legal action, faster than listing them (playouts
     use it). A game without it gets, in its branch of the dispatcher, a
@@ -223,3 +228,12 @@ def to_move(state):
 def is_terminal(state):
     """True once the match is over."""
     return state[PHASE] == PHASE_MATCH_OVER
+
+
+@njit(cache=True)
+def observed_actions(state, actions, n, observer, keys):
+    """Dispatch the optional ``observed_actions``: False (``keys`` untouched)
+    for a game whose actions are all seen whole."""
+    if state[GAME] == KOZEL:
+        return kozel.observed_actions(state, actions, n, observer, keys)
+    return False

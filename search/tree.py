@@ -7,18 +7,24 @@ any game through the dispatchers of :mod:`slagwerk.engine.contract`:
   Powley and Whitehouse 2012): every iteration redeals the cards the
   searching seat cannot see (``contract.determinize``), so a node stands
   for an information set of the searching seat, reached by a sequence of
-  actions; children are keyed by the action's int64 value, and UCB1 counts
-  how often each child was *available* instead of the parent's visits;
+  actions as that seat sees them; children are keyed by what the searching
+  seat observes of the action (``contract.observed_actions``), and UCB1
+  counts how often each child was *available* instead of the parent's
+  visits;
 - without it, the same code is plain UCT on one fixed world (a PIMC world,
   or the true state for the cheating search). In a fixed world every child
   of a node is available on every visit, so the availability count is the
   parent's visit count since the child was created: UCB1 as usual.
 
-As in the paper's single-observer variant, other seats' actions are keyed
-by their full value even where the searching seat would not see them all
-(a Kozel face-down discard names its cards): different worlds then branch
-into different children. Koetsieren's slot actions avoid this for the
-seat's own blind plays.
+Another seat's action that the searching seat does not see whole (a Kozel
+face-down discard, seen only as its number of cards) is a child keyed by
+that observation, as in the paper's treatment of partially observable
+moves: whichever cards the world lets the opponent discard, the searching
+seat's tree goes on from the same node. Selecting or expanding such a child
+plays a uniformly random action among those that look alike. Without that
+the tree would split on every possible discard, which the searching seat can
+never tell apart. Koetsieren's slot actions do the same for the seat's own
+blind plays: one action means the same in every world.
 
 Each iteration copies the root, descends while every legal action has a
 child (UCB1), expands one untried action chosen uniformly at random, plays
@@ -61,7 +67,7 @@ class SearchError(SlagwerkError):
 
 
 # Columns of the int64 node table.
-ACTION = 0  # the action (int64) that leads from the parent to this node
+ACTION = 0  # the action (int64) leading here, or what the searching seat sees of it
 PARENT = 1  # parent node, NO_NODE for the root
 FIRST_CHILD = 2  # most recently created child, NO_NODE if none
 NEXT_SIBLING = 3  # next (older) child of the same parent, NO_NODE at the end
@@ -144,12 +150,46 @@ def _add_child(nodes, values, meta, parent, action, mover):
 
 
 @njit(cache=True)
+def _distinct_keys(keys, n, distinct):
+    """Write the distinct values of ``keys[:n]`` into ``distinct`` (first
+    occurrences, in order); return how many there are."""
+    m = 0
+    for i in range(n):
+        seen = False
+        for j in range(m):
+            if distinct[j] == keys[i]:
+                seen = True
+                break
+        if not seen:
+            distinct[m] = keys[i]
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def _action_with_key(actions, keys, n, key, rng):
+    """A legal action whose key is ``key``; uniformly at random among several
+    (no draw from ``rng`` when there is one)."""
+    count = 0
+    for i in range(n):
+        if keys[i] == key:
+            count += 1
+    k = rand_below(rng, count) if count > 1 else 0
+    for i in range(n):
+        if keys[i] == key:
+            if k == 0:
+                return actions[i]
+            k -= 1
+    return np.int64(-1)
+
+
+@njit(cache=True)
 def _match_children(nodes, node, actions, n, child_of):
-    """Pair the children of ``node`` with the legal ``actions[:n]``.
+    """Pair the children of ``node`` with the distinct keys ``actions[:n]``.
 
     Sets ``child_of[i]`` to the child for ``actions[i]`` (or NO_NODE), counts
-    one more availability for every child whose action is legal here, and
-    returns the number of legal actions without a child.
+    one more availability for every child whose key is legal here, and
+    returns the number of keys without a child.
     """
     for i in range(n):
         child_of[i] = NO_NODE
@@ -229,6 +269,8 @@ def run_iterations(root, seat, determinize_each, iterations, c, policy, objectiv
     cap = nodes.shape[0]
     state = np.empty_like(root)
     actions = np.empty(contract.MAX_ACTIONS, np.int64)
+    keys = np.empty(contract.MAX_ACTIONS, np.int64)
+    distinct = np.empty(contract.MAX_ACTIONS, np.int64)
     child_of = np.empty(contract.MAX_ACTIONS, np.int64)
     deal_buffer = np.empty(contract.MAX_DEAL_SIZE, np.int64)
     rewards = np.zeros(MAX_SEATS, np.float64)
@@ -244,15 +286,25 @@ def run_iterations(root, seat, determinize_each, iterations, c, policy, objectiv
             n = contract.legal_actions(state, actions)
             if n == 0:  # a deal ended (chance) or the match is over
                 break
-            untried = _match_children(nodes, node, actions, n, child_of)
+            # Children are keyed by what ``seat`` sees of an action; only a
+            # partly hidden action (on a determinized world) differs from its key.
+            hidden = False
+            if determinize_each:
+                hidden = contract.observed_actions(state, actions, n, seat, keys)
+            m = _distinct_keys(keys, n, distinct) if hidden else n
+            choices = distinct if hidden else actions
+            untried = _match_children(nodes, node, choices, m, child_of)
             if untried > 0:
                 if meta[META_NODES] < cap and depth + 1 < MAX_PATH:
                     k = rand_below(rng, untried)
-                    for i in range(n):
+                    for i in range(m):
                         if child_of[i] == NO_NODE:
                             if k == 0:
-                                node = _add_child(nodes, values, meta, node, actions[i], state[TO_MOVE])
-                                contract.apply_action(state, actions[i])
+                                key = choices[i]
+                                node = _add_child(nodes, values, meta, node, key, state[TO_MOVE])
+                                if hidden:
+                                    key = _action_with_key(actions, keys, n, key, rng)
+                                contract.apply_action(state, key)
                                 depth += 1
                                 path[depth] = node
                                 break
@@ -260,8 +312,9 @@ def run_iterations(root, seat, determinize_each, iterations, c, policy, objectiv
                 break
             if depth + 1 >= MAX_PATH:
                 break
-            node = _ucb_child(nodes, values, child_of, n, c)
-            contract.apply_action(state, nodes[node, ACTION])
+            node = _ucb_child(nodes, values, child_of, m, c)
+            key = nodes[node, ACTION]
+            contract.apply_action(state, _action_with_key(actions, keys, n, key, rng) if hidden else key)
             depth += 1
             path[depth] = node
         simulate(state, objective, policy, rng, actions, deal_buffer, rewards)

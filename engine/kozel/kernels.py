@@ -96,6 +96,8 @@ MOLODKA = KIND_MOLODKA << KIND_SHIFT
 """Declare a molodka: lead the four cards of the hand (answer to a question)."""
 PASS = KIND_PASS << KIND_SHIFT
 """Decline to declare a molodka (answer to a question)."""
+KIND_UNSEEN_DISCARD = 6
+"""Not an action: what the other seats see of a face-down discard (its size)."""
 
 PHASE_QUESTION = PHASE_GAME_BASE
 """``TO_MOVE`` is asked whether to declare its molodka (``MOLODKA`` or ``PASS``)."""
@@ -264,6 +266,26 @@ def action_kind(action):
 @njit(cache=True, inline="always")
 def action_cards(action):
     return np.uint64(action & CARD_FIELD)
+
+
+@njit(cache=True)
+def observed_actions(state, actions, n, observer, keys):
+    """What ``observer`` sees of each legal action of the seat to move.
+
+    Writes into ``keys[:n]`` the action itself, except that another seat's
+    face-down discard shows only its number of cards (``KIND_UNSEEN_DISCARD``
+    with the count), as in a view (``discard:2``). Returns True when some
+    action is partly hidden so (then two actions may share a key).
+    """
+    hidden = False
+    others = state[TO_MOVE] != observer
+    for i in range(n):
+        action = actions[i]
+        if others and action_kind(action) == KIND_DISCARD:
+            action = np.int64(KIND_UNSEEN_DISCARD << KIND_SHIFT) | popcount(action_cards(action))
+            hidden = True
+        keys[i] = action
+    return hidden
 
 
 @njit(cache=True, inline="always")
