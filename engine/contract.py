@@ -231,6 +231,13 @@ def is_terminal(state):
 
 
 @njit(cache=True)
+def hides_actions(state):
+    """True for a game with ``observed_actions`` (some actions are partly hidden
+    from other seats), so that search asks only there."""
+    return state[GAME] == KOZEL
+
+
+@njit(cache=True)
 def observed_actions(state, actions, n, observer, keys):
     """Dispatch the optional ``observed_actions``: False (``keys`` untouched)
     for a game whose actions are all seen whole."""

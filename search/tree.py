@@ -275,6 +275,7 @@ def run_iterations(root, seat, determinize_each, iterations, c, policy, objectiv
     deal_buffer = np.empty(contract.MAX_DEAL_SIZE, np.int64)
     rewards = np.zeros(MAX_SEATS, np.float64)
     path = np.empty(MAX_PATH, np.int64)
+    may_hide = determinize_each != 0 and contract.hides_actions(root)
     for _ in range(iterations):
         state[:] = root
         if determinize_each:
@@ -289,7 +290,7 @@ def run_iterations(root, seat, determinize_each, iterations, c, policy, objectiv
             # Children are keyed by what ``seat`` sees of an action; only a
             # partly hidden action (on a determinized world) differs from its key.
             hidden = False
-            if determinize_each:
+            if may_hide and state[TO_MOVE] != seat:
                 hidden = contract.observed_actions(state, actions, n, seat, keys)
             m = _distinct_keys(keys, n, distinct) if hidden else n
             choices = distinct if hidden else actions

@@ -113,3 +113,10 @@ def test_fixed_world_search_still_sees_discards_whole():
     flat = [k for keys in replies for k in keys]
     assert any(kind(k) == K.KIND_DISCARD for k in flat)
     assert not any(kind(k) == K.KIND_UNSEEN_DISCARD for k in flat)
+
+
+@pytest.mark.parametrize("game_name", sorted(contract.GAME_MODULES))
+def test_search_asks_exactly_the_games_that_hide_actions(game_name):
+    state = make_game(game_name).new_match()
+    module = contract.GAME_MODULES[game_name]
+    assert contract.hides_actions(state.array) == hasattr(module, "observed_actions")
