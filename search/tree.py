@@ -18,7 +18,7 @@ any game through the dispatchers of :mod:`slagwerk.engine.contract`:
 
 Another seat's action that the searching seat does not see whole (a Kozel
 face-down discard, seen only as its number of cards) is a child keyed by
-that observation, as in the paper's treatment of partially observable
+that observation, as in the paper's SO-ISMCTS with partially observable
 moves: whichever cards the world lets the opponent discard, the searching
 seat's tree goes on from the same node. Selecting or expanding such a child
 plays a uniformly random action among those that look alike. Without that
@@ -287,8 +287,8 @@ def run_iterations(root, seat, determinize_each, iterations, c, policy, objectiv
             n = contract.legal_actions(state, actions)
             if n == 0:  # a deal ended (chance) or the match is over
                 break
-            # Children are keyed by what ``seat`` sees of an action; only a
-            # partly hidden action (on a determinized world) differs from its key.
+            # Children are keyed by what ``seat`` sees of an action. Only in
+            # ISMCTS, at another seat's turn, can a key differ from its action.
             hidden = False
             if may_hide and state[TO_MOVE] != seat:
                 hidden = contract.observed_actions(state, actions, n, seat, keys)
@@ -303,9 +303,8 @@ def run_iterations(root, seat, determinize_each, iterations, c, policy, objectiv
                             if k == 0:
                                 key = choices[i]
                                 node = _add_child(nodes, values, meta, node, key, state[TO_MOVE])
-                                if hidden:
-                                    key = _action_with_key(actions, keys, n, key, rng)
-                                contract.apply_action(state, key)
+                                action = _action_with_key(actions, keys, n, key, rng) if hidden else key
+                                contract.apply_action(state, action)
                                 depth += 1
                                 path[depth] = node
                                 break

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..bits import ONE, ZERO, bit, kth_bit, popcount, rand_below, random_card
+from ..bits import ONE, ZERO, bit, kth_bit, popcount, rand_below, random_card, select_bit
 from ..common import (
     begin_deal,
     end_deal,
@@ -249,15 +249,17 @@ def determinize(state, observer, rng):
     for s in range(N_SEATS):
         if s != observer:
             pool |= np.uint64(state[HANDS + s])
+    left = popcount(pool)
     for s in range(N_SEATS):
         if s == observer:
             continue
         need = popcount(np.uint64(state[HANDS + s]))
         hand = ZERO
         for _ in range(need):
-            card = kth_bit(pool, rand_below(rng, popcount(pool)))
+            card = select_bit(pool, rand_below(rng, left))
             hand |= bit(card)
             pool &= ~bit(card)
+            left -= 1
         state[HANDS + s] = np.int64(hand)
 
 
