@@ -17,6 +17,7 @@ loop.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import BinaryIO, TextIO
 
 from .protocol import (
@@ -35,9 +36,19 @@ _DISCARD_CHUNK = 1 << 16
 
 
 def serve_lines(instream: BinaryIO, outstream: TextIO, limits: Limits = DEFAULT_LIMITS,
-                defaults: Defaults = NO_DEFAULTS) -> int:
+                defaults: Defaults = NO_DEFAULTS,
+                handler: Callable[[object], dict] | None = None) -> int:
     """Answer requests from ``instream`` (bytes, one per line) on ``outstream`` until
-    ``quit`` or the end of input; returns the exit status (0)."""
+    ``quit`` or the end of input; returns the exit status (0).
+
+    ``handler`` answers a parsed request (default: :func:`~.protocol.handle`
+    in this process; ``slagwerk bot --time-limit-ms`` passes one that sends
+    ``act`` requests to a worker process).
+    """
+    if handler is None:
+        def handler(request):
+            return handle(request, limits, defaults)
+
     while True:
         line = instream.readline(limits.max_request_bytes + 1)
         if not line:
@@ -55,7 +66,7 @@ def serve_lines(instream: BinaryIO, outstream: TextIO, limits: Limits = DEFAULT_
         except ProtocolError as err:
             _send(outstream, error_answer(None, str(err)))
             continue
-        answer = handle(request, limits, defaults)
+        answer = handler(request)
         _send(outstream, answer)
         if isinstance(request, dict) and request.get("type") == "quit" and "error" not in answer:
             return 0

@@ -9,6 +9,7 @@ import random
 import selectors
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -353,3 +354,34 @@ def test_the_documented_example_client_plays_a_match_through_the_bot():
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("slagwerk-bot v1: games coins")
     assert "seat 1 plays" in run.stdout and "outcome [" in run.stdout
+
+
+# ------------------------------------------------------------ hard time limit
+
+BOT_TIME_LIMIT_MS = 3000
+
+
+def test_bot_with_a_time_limit_stops_an_overrunning_request_and_recovers():
+    # Agents run in a worker process; one that overruns is killed and replaced.
+    process = BotProcess("--time-limit-ms", str(BOT_TIME_LIMIT_MS))
+    try:
+        info = process.ask({"id": 1, "type": "hello"})
+        assert info["time_limit_ms"] == BOT_TIME_LIMIT_MS
+        assert info["limits"]["max_time_ms"] == BOT_TIME_LIMIT_MS * 4 // 5
+        state = positions("coins", 1, seed=4)[0]
+        legal = state.legal_texts(state.to_move)
+        started = time.monotonic()
+        answer = process.ask(act_request(state, SEARCH, rid=2, iterations=10**9))
+        assert answer["id"] == 2 and "ran out of time" in answer["error"]
+        assert time.monotonic() - started < BOT_TIME_LIMIT_MS / 1000 + 5
+        too_long = process.ask(act_request(state, SEARCH, rid=3, time_ms=BOT_TIME_LIMIT_MS))
+        assert too_long["id"] == 3 and "time_ms" in too_long["error"]
+        # the next request waits for the replacement worker, then is answered
+        answer = process.ask(act_request(state, "heuristic", rid=4))
+        assert answer["id"] == 4 and answer["action"] in legal
+        assert process.ask({"id": 5, "type": "quit"}) == {"id": 5, "ok": True}
+        assert process.close() == 0
+    finally:
+        if process.proc.poll() is None:
+            process.proc.kill()
+            process.proc.wait()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from ..agents.protocol import Defaults, Limits, warm_up
+from ..agents.protocol import Defaults, Limits, handle, warm_up
 from ..agents.stdio import serve_lines
+from ..agents.workers import WorkerPool, bot_command
 from ..engine.errors import OptionError
 
 
@@ -19,6 +20,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--game", help="game of 'act' requests that name none")
     parser.add_argument("--agent", metavar="SPEC", help="agent of 'act' requests that name none")
     add_limit_options(parser)
+    parser.add_argument("--time-limit-ms", type=int, metavar="MS",
+                        help="hard limit per act request: agents then run in a worker process, which is "
+                        "stopped and replaced when a request overruns (the answer is an error); "
+                        "time_ms budgets may use 80%% of it (default: no hard limit)")
     parser.add_argument("--warm", action="store_true",
                         help="load every game's and agent's compiled code before reading requests")
     parser.set_defaults(run=run)
@@ -47,8 +52,33 @@ def run(args) -> int:
     # Answers own standard output: anything else printed (by an agent, say) goes to stderr.
     sys.stdout = sys.stderr
     try:
+        if args.time_limit_ms is not None:
+            return _serve_with_time_limit(args.time_limit_ms, limits, defaults, answers)
         if args.warm:
             warm_up(limits)
         return serve_lines(sys.stdin.buffer, answers, limits, defaults)
     finally:
         sys.stdout = answers
+
+
+def _serve_with_time_limit(time_limit_ms: int, limits: Limits, defaults: Defaults, answers) -> int:
+    """Relay ``act`` requests to a worker process that is killed if it overruns."""
+    if time_limit_ms < 10:
+        raise OptionError(f"--time-limit-ms must be at least 10, not {time_limit_ms}")
+    limits = Limits(max_request_bytes=limits.max_request_bytes,
+                    max_time_ms=max(1, min(limits.max_time_ms, time_limit_ms * 4 // 5)))
+    pool = WorkerPool(bot_command(limits, defaults), 1, time_limit_ms)
+
+    def handler(request):
+        kind = request.get("type") if isinstance(request, dict) else None
+        if kind == "act":
+            return pool.ask(request, wait_s=pool.startup_timeout)[1]
+        answer = handle(request, limits, defaults)
+        if kind == "hello" and "error" not in answer:
+            answer["time_limit_ms"] = time_limit_ms
+        return answer
+
+    try:
+        return serve_lines(sys.stdin.buffer, answers, limits, defaults, handler)
+    finally:
+        pool.close()
