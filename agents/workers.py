@@ -22,6 +22,7 @@ import threading
 import time
 from http import HTTPStatus
 
+from ..engine.errors import SlagwerkError
 from .protocol import NO_DEFAULTS, Defaults, Limits, encode, error_answer, request_id
 
 STARTUP_TIMEOUT_S = 600.0
@@ -40,6 +41,10 @@ def bot_command(limits: Limits, defaults: Defaults = NO_DEFAULTS) -> list[str]:
     if defaults.agent:
         argv += ["--agent", defaults.agent]
     return argv
+
+
+class WorkerStartError(SlagwerkError):
+    """A worker process did not start (the command line reports it, no traceback)."""
 
 
 class WorkerDied(RuntimeError):
@@ -126,7 +131,7 @@ class WorkerPool:
         for worker in starting:
             if not worker.ready(startup_timeout):
                 self.close()
-                raise RuntimeError(f"a bot worker did not start: {' '.join(self.argv)}")
+                raise WorkerStartError(f"a bot worker did not start: {' '.join(self.argv)}")
             self.idle.put(worker)
 
     def _spawn(self) -> BotWorker:

@@ -20,6 +20,7 @@ from test_protocol_fuzz import BASE_REQUESTS, expected_id, request_lines
 
 from slagwerk.agents.http import BotServer
 from slagwerk.agents.protocol import Limits, parse_request
+from slagwerk.agents.workers import WorkerPool, WorkerStartError
 from slagwerk.engine import SlagwerkError, make_game
 
 TIME_LIMIT_MS = 3000
@@ -218,3 +219,8 @@ def test_serve_command_listens_on_loopback_and_stops_its_workers_on_sigterm():
             server.kill()
             server.wait()
         server.stderr.close()
+
+
+def test_a_worker_that_cannot_start_is_a_clear_error():
+    with pytest.raises(WorkerStartError, match="a bot worker did not start"):
+        WorkerPool([sys.executable, "-c", "pass"], 1, 1000, startup_timeout=30)
