@@ -58,10 +58,13 @@ def play_deal(state, policy, rng, actions):
 
 
 # The random loops are what playouts spend their time in, one small function
-# per game. Compiled on its own, each is free of reference counting on
-# ``state`` and ``rng`` (tests/test_playout_codegen.py); written inside
-# ``play_deal`` the optimiser merges the games' paths and keeps an atomic
-# increment and decrement of the state's reference count on every action.
+# per game. Compiled on its own, each (Kozel's excepted, whose action kernels
+# are calls) is free of reference counting on ``state`` and ``rng``
+# (tests/test_playout_codegen.py); written inside ``play_deal``, the
+# optimiser merges the games' paths and keeps an atomic increment and
+# decrement of the state's reference count on every action. The loop test
+# is one comparison written out: someone is to move exactly while a deal is
+# in progress, and an inlined helper for it brought the counting back.
 
 
 @njit(cache=True)
