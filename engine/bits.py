@@ -75,13 +75,6 @@ def has(mask, index):
     return (np.uint64(mask) >> np.uint64(index)) & ONE != ZERO
 
 
-@njit(cache=True, inline="always")
-def drop_lowest(mask):
-    """``mask`` without its lowest card."""
-    m = np.uint64(mask)
-    return m & (m - ONE)
-
-
 def _select_table() -> np.ndarray:
     table = np.zeros((256, 8), dtype=np.int64)
     for byte in range(256):
