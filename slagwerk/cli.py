@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "tournament",
     "sprt",
     "tune",
+    "warmup",
 )
 """Subcommand modules of ``slagwerk.commands``, in the order ``--help`` lists them."""
 
@@ -40,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .engine.errors import SlagwerkError
+    from .engine.errors import SlagwerkError, one_line
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.run(args) or 0)
     except SlagwerkError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {one_line(str(err))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

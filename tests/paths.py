@@ -1,7 +1,7 @@
-"""Where the shared, read-only project files are (../shared beside the checkout)."""
+"""Where the tests' own files are: everything a test reads lives in this repository."""
 
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-EXAMPLES = SHARED / "examples"
+FIXTURES = REPO / "tests" / "fixtures"
+EXAMPLES = FIXTURES / "examples"

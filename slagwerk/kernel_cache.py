@@ -1,0 +1,158 @@
+"""Where numba keeps slagwerk's compiled kernels, and when it must compile them.
+
+numba's own cache sits in ``__pycache__`` beside each source file and checks
+only that file's time stamp: an installed package would receive files it
+does not own, and an edit to a kernel's callee in another file would leave
+stale machine code in use. So the cache lives in a per-user folder named
+after slagwerk's version and a hash of every kernel source,
+
+    <user cache folder>/slagwerk/<version>-<hash>/
+
+and any edit to a kernel source, or an upgrade, starts from an empty folder
+by itself. :func:`configure` sets this before any kernel module is imported
+(``slagwerk/__init__.py`` calls it). An explicit ``NUMBA_CACHE_DIR`` is used
+as it is; ``SLAGWERK_CACHE_DIR`` replaces the user cache folder as the root.
+
+The first run of a game compiles its kernels for a while: :func:`compiling`
+says so in one line beforehand and remembers afterwards, with a marker file
+in the cache folder, that the game is compiled.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT_ENV = "SLAGWERK_CACHE_DIR"
+"""Environment variable: the root folder of slagwerk's caches."""
+NUMBA_ENV = "NUMBA_CACHE_DIR"
+MANAGED_ENV = "SLAGWERK_MANAGED_NUMBA_CACHE"
+"""Set beside ``NUMBA_CACHE_DIR`` when slagwerk chose it, so that a child
+process (a tournament worker, a test's subprocess) running other sources
+chooses again rather than taking it for the user's explicit choice."""
+
+KERNEL_PACKAGES = ("slagwerk.engine", "slagwerk.search", "slagwerk.experiments")
+"""Subpackages whose ``.py`` files may hold ``@njit`` kernels."""
+KEPT_FOLDERS = 3
+"""Cache folders of other versions or sources kept beside the current one."""
+
+COMPILE_SECONDS = 40
+"""About how long the first run of one game compiles (two-core machine)."""
+
+
+def user_cache_root() -> Path:
+    """The platform's per-user cache folder, with ``slagwerk`` appended."""
+    explicit = os.environ.get(ROOT_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "slagwerk"
+
+
+def _package_folders() -> list[Path]:
+    """Source folders of :data:`KERNEL_PACKAGES`, found without importing them
+    (in a plain install they sit under ``slagwerk/``; in an editable one they
+    are the repository's top-level folders)."""
+    from importlib.util import find_spec
+
+    folders = []
+    for name in KERNEL_PACKAGES:
+        spec = find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            folders.extend(Path(p) for p in spec.submodule_search_locations)
+    return folders
+
+
+def kernel_sources_hash() -> str:
+    """A short hash of the text of every source file that defines numba kernels."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for folder in sorted(_package_folders()):
+        for path in sorted(folder.rglob("*.py")):
+            try:
+                text = path.read_bytes()
+            except OSError:
+                continue
+            if b"njit" in text:
+                digest.update(path.relative_to(folder).as_posix().encode())
+                digest.update(b"\0")
+                digest.update(text)
+    return digest.hexdigest()[:16]
+
+
+def cache_folder() -> Path:
+    """The folder numba caches slagwerk's kernels in (see the module doc)."""
+    explicit = os.environ.get(NUMBA_ENV)
+    if explicit and os.environ.get(MANAGED_ENV) != explicit:
+        return Path(explicit)
+    from . import __version__
+
+    return user_cache_root() / f"{__version__}-{kernel_sources_hash()}"
+
+
+def configure() -> Path:
+    """Point numba's cache at :func:`cache_folder` (before kernels are compiled)."""
+    folder = cache_folder()
+    if os.environ.get(NUMBA_ENV) != str(folder) or os.environ.get(MANAGED_ENV) == str(folder):
+        os.environ[NUMBA_ENV] = os.environ[MANAGED_ENV] = str(folder)
+    numba = sys.modules.get("numba")
+    if numba is not None:  # imported before slagwerk: its config read the old value
+        numba.config.CACHE_DIR = str(folder)
+    return folder
+
+
+def prune_old_folders(current: Path, keep: int = KEPT_FOLDERS) -> list[Path]:
+    """Remove all but the ``keep`` most recently used sibling cache folders of
+    ``current`` (other versions or sources); return the removed ones."""
+    import shutil
+
+    root = current.parent
+    if root != user_cache_root() or not root.is_dir():
+        return []
+    others = [p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and p != current]
+    others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    removed = others[keep:]
+    for path in removed:
+        shutil.rmtree(path, ignore_errors=True)
+    return removed
+
+
+def _marker(game: str) -> Path:
+    return cache_folder() / f"compiled-{game}"
+
+
+def is_compiled(game: str) -> bool:
+    """True once the kernels a run of ``game`` needs are in the cache."""
+    return _marker(game).exists()
+
+
+@contextmanager
+def compiling(games, stream=None):
+    """Around the first use of ``games``' kernels: before it, one line saying
+    what compiles, about how long it takes and that it happens once (only when
+    some game is not compiled yet); after it, mark the games compiled."""
+    games = list(dict.fromkeys(games))
+    cold = [g for g in games if not is_compiled(g)]
+    if cold:
+        stream = stream or sys.stderr
+        print(f"compiling the numba kernels for {', '.join(cold)} (about {COMPILE_SECONDS * len(cold)} s, "
+              f"once: later runs load them from {cache_folder()})", file=stream, flush=True)
+    yield cold
+    if cold:
+        folder = cache_folder()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for game in cold:
+                _marker(game).write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"), encoding="utf-8")
+            prune_old_folders(folder)
+        except OSError:  # a read-only cache costs only the message next time
+            pass

@@ -1,0 +1,136 @@
+"""The compiled-kernel cache: per user and per kernel sources, never stale, never
+inside the installed package (slagwerk.kernel_cache)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from paths import REPO
+from slagwerk import __version__, kernel_cache
+
+PACKAGE_DIRS = {  # installed layout (pyproject.toml's package-dir) from the checkout
+    "slagwerk": "slagwerk",
+    "slagwerk/engine": "engine",
+    "slagwerk/search": "search",
+    "slagwerk/agents": "agents",
+    "slagwerk/experiments": "experiments",
+}
+
+PROBE = """
+import numpy as np
+import slagwerk
+from slagwerk.engine.coins import kernels as k
+from slagwerk.engine.state import PHASE, PHASE_PLAY, TO_MOVE
+assert slagwerk.__file__.startswith({site!r}), slagwerk.__file__
+state = np.zeros(k.STATE_SIZE, np.int64)
+state[PHASE] = PHASE_PLAY
+state[TO_MOVE] = 0
+state[k.HANDS] = 0b101101
+print(k.legal_actions(state, np.zeros(64, np.int64)))
+"""
+
+
+def _install_copy(site: Path) -> Path:
+    """Copy the package's sources to ``site`` as a plain (non-editable) install has them."""
+    for target, source in PACKAGE_DIRS.items():
+        shutil.copytree(REPO / source, site / target, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc"))
+    return site / "slagwerk"
+
+
+def _files(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+
+
+def _probe(site: Path, cache_root: Path) -> int:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "SLAGWERK_"))}
+    env.update(PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1", SLAGWERK_CACHE_DIR=str(cache_root))
+    done = subprocess.run([sys.executable, "-c", PROBE.format(site=str(site))], env=env, cwd=site,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.split()[-1])
+
+
+def test_an_edited_callee_in_another_file_recompiles_and_the_package_stays_untouched(tmp_path):
+    """coins.legal_actions (engine/coins/kernels.py) calls hand_actions
+    (engine/common.py): numba's own cache keys the caller by its own file
+    only, so an edit of the callee alone would leave stale code in use."""
+    site, cache_root = tmp_path / "site", tmp_path / "cache"
+    package = _install_copy(site)
+    before = _files(package)
+    assert _probe(site, cache_root) == 4  # four cards in hand
+    assert _probe(site, cache_root) == 4  # and again from the cache
+    first = {p.name for p in cache_root.iterdir()}
+    assert len(first) == 1 and next(iter(first)).startswith(f"{__version__}-")
+
+    common = package / "engine" / "common.py"
+    text = common.read_text()
+    old = "    return mask_to_indices(np.uint64(state[hands + state[TO_MOVE]]), out)\n"
+    assert text.count(old) == 1
+    common.write_text(text.replace(old, old.replace("return ", "return 1000 + ")))
+    assert _probe(site, cache_root) == 1004  # the edit is seen: compiled afresh
+    assert len({p.name for p in cache_root.iterdir()} - first) == 1  # in a new folder
+
+    assert _files(package) == before  # no cache file, nothing at all written into the package
+    assert [p for p in cache_root.rglob("*") if p.suffix in (".nbi", ".nbc")]  # it went here instead
+
+
+def test_cache_folder_is_per_user_version_and_sources(monkeypatch, tmp_path):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.delenv(kernel_cache.MANAGED_ENV, raising=False)
+    monkeypatch.setenv("SLAGWERK_CACHE_DIR", str(tmp_path))
+    folder = kernel_cache.cache_folder()
+    assert folder.parent == tmp_path
+    assert folder.name == f"{__version__}-{kernel_cache.kernel_sources_hash()}"
+    monkeypatch.delenv("SLAGWERK_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    if sys.platform.startswith("linux"):
+        assert kernel_cache.cache_folder().parent == tmp_path / "xdg" / "slagwerk"
+
+
+def test_an_explicit_numba_cache_dir_is_used_as_it_is(monkeypatch, tmp_path):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+    monkeypatch.delenv(kernel_cache.MANAGED_ENV, raising=False)
+    assert kernel_cache.cache_folder() == tmp_path / "mine"
+    # ... but one slagwerk chose (inherited by a child process) is chosen again
+    monkeypatch.setenv(kernel_cache.MANAGED_ENV, str(tmp_path / "mine"))
+    monkeypatch.setenv("SLAGWERK_CACHE_DIR", str(tmp_path / "root"))
+    assert kernel_cache.cache_folder().parent == tmp_path / "root"
+
+
+def test_the_first_compilation_is_announced_once(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv(kernel_cache.MANAGED_ENV, raising=False)
+    with kernel_cache.compiling(["coins", "kozel"]) as cold:
+        assert cold == ["coins", "kozel"]
+    message = capsys.readouterr().err
+    assert message.count("\n") == 1 and "compiling" in message and "coins, kozel" in message
+    assert "once" in message and str(tmp_path) in message
+    with kernel_cache.compiling(["coins"]) as cold:
+        assert cold == []
+    assert capsys.readouterr().err == ""
+
+
+def test_old_cache_folders_are_pruned(monkeypatch, tmp_path):
+    monkeypatch.setenv("SLAGWERK_CACHE_DIR", str(tmp_path))
+    folders = []
+    for i in range(6):
+        folders.append(tmp_path / f"0.0.{i}-x")
+        folders[-1].mkdir()
+        os.utime(folders[-1], (1000 + i, 1000 + i))
+    removed = kernel_cache.prune_old_folders(folders[-1], keep=2)
+    assert sorted(removed) == sorted(folders[:3])
+    assert sorted(p for p in tmp_path.iterdir()) == folders[3:]
+
+
+@pytest.mark.parametrize("name", ["engine", "search"])
+def test_kernel_sources_are_hashed(name):
+    """The hash covers the folders holding kernels (else an edit there would go unseen)."""
+    folders = {p.name for p in kernel_cache._package_folders()}
+    assert name in folders
