@@ -3,14 +3,16 @@
 Rates are per second of CPU time (see :func:`timed_rate`). Every figure is
 reported next to a reference measured in the same run, as
 a ratio: numba playouts against plain Python (``engine/<game>/pure.py``),
-Coins against the C reference (``shared/anchors/coins_ref.c``, compiled
-with ``gcc -O3 -march=native`` when gcc and the file are available), and
-search iterations against playouts (``search_bench``). Start-up is timed in
-fresh processes: cold (empty numba cache, compiling) and warm (cached).
+Coins against its C twin (``engine/coins/playout.c``, shipped with the
+package and compiled with the system C compiler, ``-O3 -march=native``, into
+a temporary folder when a compiler is found), and search iterations against
+playouts (``search_bench``). Start-up is timed in fresh processes: cold
+(empty numba cache, compiling) and warm (cached).
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import os
 import random
@@ -21,16 +23,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib import resources
 from pathlib import Path
 
 from ..engine import GAME_NAMES, make_game
 from ..engine.bits import make_rng
 from ..engine.playout import random_deal_playouts
 
-ANCHOR_ENV = "SLAGWERK_ANCHORS"
-
 BENCH_OPTIONS = {"coins": {"target": 1000}}
-"""Options that make every benchmarked deal a full deal, as in the references
+"""Options that make every benchmarked deal a full deal, as in the twins
 (at Coins' default target a random deal often ends the match early)."""
 
 
@@ -39,7 +40,7 @@ def timed_rate(step, seconds: float) -> float:
 
     CPU time (``time.process_time``), not wall time, so that other processes
     sharing the machine slow the measurement as little as possible; the C
-    reference is timed the same way (its child-process CPU time).
+    twin is timed the same way (its child-process CPU time).
     """
     n = 1
     while True:  # grow the batch until one batch takes ~1/10 of the budget
@@ -81,48 +82,65 @@ def pure_playout_rate(game_name: str, seconds: float) -> float | None:
     return timed_rate(step, seconds)
 
 
-def find_anchor() -> Path | None:
-    """The C reference source: $SLAGWERK_ANCHORS, or ../shared/anchors beside the checkout."""
-    candidates = []
-    if os.environ.get(ANCHOR_ENV):
-        candidates.append(Path(os.environ[ANCHOR_ENV]) / "coins_ref.c")
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        candidates.append(parent / "shared" / "anchors" / "coins_ref.c")
-    return next((p for p in candidates if p.is_file()), None)
+C_TWIN = ("slagwerk.engine.coins", "playout.c")
+"""The C twin of the Coins random playout: package and file name (package data)."""
+C_COMPILERS = ("cc", "gcc", "clang")
+C_FLAGS = ("-std=c99", "-O3", "-march=native")
+NO_COMPILER = (
+    "C comparison skipped: no C compiler found (looked for cc, gcc and clang on PATH); "
+    "install one (e.g. `apt install gcc`, or `xcode-select --install` on macOS) "
+    "to measure numba against the C twin engine/coins/playout.c"
+)
+
+
+def find_c_compiler() -> str | None:
+    """Path of the system C compiler (the first of :data:`C_COMPILERS` on PATH), or None."""
+    return next((path for path in map(shutil.which, C_COMPILERS) if path), None)
+
+
+def compile_c_twin(folder: Path, compiler: str) -> tuple[Path | None, str]:
+    """Compile the C twin into ``folder``: the binary (None if the compiler
+    failed) and a note on how it was built or why it was not.
+
+    The source is read from the installed package and copied into ``folder``,
+    so nothing is ever written into the package. ``-march=native`` is dropped
+    if the compiler rejects it.
+    """
+    source = folder / C_TWIN[1]
+    source.write_text(resources.files(C_TWIN[0]).joinpath(C_TWIN[1]).read_text(encoding="utf-8"),
+                      encoding="utf-8")
+    binary = folder / "coins_playout"
+    error = ""
+    for flags in (C_FLAGS, C_FLAGS[:-1]):
+        build = subprocess.run([compiler, *flags, "-o", str(binary), str(source)],
+                               capture_output=True, text=True)
+        if build.returncode == 0:
+            return binary, f"{Path(compiler).name} {' '.join(flags[1:])} engine/coins/playout.c"
+        error = build.stderr.strip().replace("\n", " ")
+    name = Path(compiler).name
+    return None, f"C comparison skipped: {name} failed on engine/coins/playout.c: {error[:200]}"
 
 
 _C_BUILD: dict[str, object] = {}
 
 
 def _c_binary() -> tuple[Path | None, str]:
-    """Compile the C reference once per process (kept in a temporary folder)."""
-    if "binary" in _C_BUILD:
-        return _C_BUILD["binary"], _C_BUILD["note"]
-    source = find_anchor()
-    gcc = shutil.which("gcc")
-    binary, note = None, ""
-    if source is None:
-        note = f"coins_ref.c not found (set {ANCHOR_ENV})"
-    elif gcc is None:
-        note = "gcc not found"
-    else:
-        tmp = tempfile.mkdtemp(prefix="slagwerk-bench-")
-        target = Path(tmp) / "coins_ref"
-        build = subprocess.run(
-            [gcc, "-std=c99", "-O3", "-march=native", "-o", str(target), str(source)],
-            capture_output=True, text=True,
-        )
-        if build.returncode == 0:
-            binary, note = target, f"gcc -O3 -march=native {source.name}"
+    """Compile the C twin once per process, into a private temporary folder
+    (removed at exit)."""
+    if "binary" not in _C_BUILD:
+        compiler = find_c_compiler()
+        if compiler is None:
+            binary, note = None, NO_COMPILER
         else:
-            note = f"gcc failed: {build.stderr.strip()[:200]}"
-    _C_BUILD.update(binary=binary, note=note)
-    return binary, note
+            folder = Path(tempfile.mkdtemp(prefix="slagwerk-c-twin-"))
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+            binary, note = compile_c_twin(folder, compiler)
+        _C_BUILD.update(binary=binary, note=note)
+    return _C_BUILD["binary"], _C_BUILD["note"]
 
 
-def c_reference_rate(seconds: float) -> tuple[float | None, str]:
-    """Coins random playouts per second of the C reference, or None and why not."""
+def c_twin_rate(seconds: float) -> tuple[float | None, str]:
+    """Coins random playouts per CPU second of the C twin, or None and why not."""
     binary, note = _c_binary()
     if binary is None:
         return None, note
@@ -132,16 +150,25 @@ def c_reference_rate(seconds: float) -> tuple[float | None, str]:
     return max(rate, _run_c(binary, count)), note
 
 
+def run_c_twin(binary: Path, count: int, seed: int = 1) -> dict[str, list[int] | int]:
+    """Run ``count`` playouts of the C twin: ``playouts`` and, per seat, the sums
+    of the coins taken (``coins``) and of their squares (``squares``)."""
+    out = subprocess.run([str(binary), str(count), str(seed)], capture_output=True, text=True,
+                         check=True).stdout
+    found = re.search(r"playouts=(\d+) coins=([\d,]+) squares=([\d,]+)", out)
+    if not found:
+        raise RuntimeError(f"unexpected output from the C twin: {out[:200]!r}")
+    return {"playouts": int(found[1]), "coins": [int(v) for v in found[2].split(",")],
+            "squares": [int(v) for v in found[3].split(",")]}
+
+
 def _run_c(binary: Path, count: int) -> float:
-    """Playouts per CPU second of one run of the C reference (its own CPU time,
+    """Playouts per CPU second of one run of the C twin (its own CPU time,
     from the child's resource usage, like the in-process measurements)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run([str(binary), str(count), "1", "1"], capture_output=True, text=True,
-                         check=True).stdout
+    run_c_twin(binary, count)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if not re.search(r"playouts=(\d+)", out):
-        raise RuntimeError(f"unexpected output from the C reference: {out[:200]!r}")
     return count / max(cpu, 1e-9)
 
 
@@ -160,7 +187,7 @@ def playout_rows(games, seconds: float, with_c: bool = True, rounds: int = 3) ->
             if pure is not None:
                 best["python"] = max(best.get("python", 0.0), pure)
             if game == "coins" and with_c:
-                c_rate, c_note = c_reference_rate(share)
+                c_rate, c_note = c_twin_rate(share)
                 if c_rate is not None:
                     best["c"] = max(best.get("c", 0.0), c_rate)
         numba_rate = best["numba"]
@@ -175,7 +202,7 @@ def playout_rows(games, seconds: float, with_c: bool = True, rounds: int = 3) ->
                          "per_second": round(best["c"], 1),
                          "numba_over_c": round(numba_rate / best["c"], 3), "note": c_note})
         elif game == "coins" and with_c:
-            print(f"note: C reference skipped: {c_note}", file=sys.stderr)
+            print(f"note: {c_note}", file=sys.stderr)
     return rows
 
 

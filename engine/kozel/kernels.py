@@ -1,4 +1,4 @@
-"""Kozel (4-card version): numba kernels over the flat state (RULES.md §3).
+"""Kozel (4-card version): numba kernels over the flat state (docs/rules.md §3).
 
 Cards use :data:`slagwerk.engine.cards.KOZEL_DECK`: ``index = suit * 9 +
 rank``, suits ``c d h s``, ranks ``6 7 8 9 J Q K T A`` as ``0 .. 8`` (so a
@@ -11,7 +11,7 @@ An action is an int64 ``kind << KIND_SHIFT | card_mask``: ``KIND_LEAD``,
 no cards. Legal sets are enumerated from the masks (a hand holds at most
 four cards, so there are at most 15 of them).
 
-**Molodka sequencing** (the RULES ruling): at every *question point* of a
+**Molodka sequencing** (the ruling of docs/rules.md §3.11): at every *question point* of a
 trick in which nobody has declared yet (before the lead and after each
 play), the seats that have not played and hold four cards of one suit are
 asked in priority order from the trick's original leader; while a question
@@ -105,9 +105,15 @@ PHASE_QUESTION = PHASE_GAME_BASE
 OPTION_NAMES = ("first_dealer",)
 DEAL_SIZE = N_SEATS * HAND_SIZE + STOCK_SIZE + 1
 """A deal vector: the 16 hand cards (seat 0's four, then seat 1's, ...), the 20
-stock cards top first, then the position (0..19) in the stock of the shown trump card."""
+stock cards top first, then the position (0..19) in the stock of the shown trump card
+(random deals show a middle card; a record may name any position)."""
 DEAL_STOCK = N_SEATS * HAND_SIZE
 DEAL_TRUMP_POSITION = DEAL_SIZE - 1
+TRUMP_FIRST_PLACE = 1
+TRUMP_LAST_PLACE = STOCK_SIZE - 2
+"""The dealer shows a card from the middle of the stock: a position from
+``TRUMP_FIRST_PLACE`` to ``TRUMP_LAST_PLACE`` (0 is the top), uniformly; never
+the top or the bottom card (docs/rules.md §3.5)."""
 MAX_ACTIONS = 15
 """A lead from four cards of one suit: 4 + 6 + 4 + 1 sets (responses: at most 12)."""
 
@@ -311,7 +317,8 @@ def init_match(state, options):
 def random_deal(state, rng, out):
     """Write a uniformly random deal vector (int64[DEAL_SIZE]) into ``out``:
     a shuffled deck (hands, then the stock top first) and the stock position
-    of the card the dealer shows, uniform over the 20 positions."""
+    of the card the dealer shows, uniform over the middle positions
+    ``TRUMP_FIRST_PLACE .. TRUMP_LAST_PLACE`` (docs/rules.md §3.5)."""
     for i in range(DECK_SIZE):
         out[i] = i
     for i in range(DECK_SIZE - 1, 0, -1):
@@ -319,7 +326,9 @@ def random_deal(state, rng, out):
         tmp = out[i]
         out[i] = out[j]
         out[j] = tmp
-    out[DEAL_TRUMP_POSITION] = rand_below(rng, STOCK_SIZE)
+    out[DEAL_TRUMP_POSITION] = TRUMP_FIRST_PLACE + rand_below(
+        rng, TRUMP_LAST_PLACE - TRUMP_FIRST_PLACE + 1
+    )
 
 
 @njit(cache=True)
@@ -723,6 +732,100 @@ def _molodka_constraints(state, observer):
 
 
 @njit(cache=True)
+def _middle_draws(state, middle, since):
+    """Replay the draws after the finished tricks: into ``middle[seat]`` the
+    number of cards ``seat`` drew from the middle positions of the stock (those
+    that may have held the shown trump card), into ``since[seat]`` the first
+    trick played after its first such draw (``MAX_TRICKS`` if none); both
+    int64[N_SEATS], in place.
+
+    After trick ``t`` its winner draws first, one card at a time clockwise, as
+    many rounds as the trick had cards per play (:func:`_draw`).
+    """
+    for seat in range(N_SEATS):
+        middle[seat] = 0
+        since[seat] = MAX_TRICKS
+    place = 0
+    for t in range(min(state[TRICKS_DONE], MAX_TRICKS)):
+        first = state[TRICK_WINNERS + t]
+        rounds = popcount(np.uint64(state[PLAYED + t * N_SEATS + first]))
+        for _ in range(rounds):
+            if place >= STOCK_SIZE:
+                return
+            for i in range(N_SEATS):
+                seat = (first + i) % N_SEATS
+                if TRUMP_FIRST_PLACE <= place <= TRUMP_LAST_PLACE:
+                    middle[seat] += 1
+                    since[seat] = min(since[seat], t + 1)
+                place += 1
+
+
+@njit(cache=True, inline="always")
+def _trump_stock_places(state):
+    """The first position of the stock where the shown trump card may lie now,
+    and how many there are (0 when it can no longer be in the stock).
+
+    Draws take cards from the top, so once ``k`` cards are drawn the stock
+    holds positions ``k .. STOCK_SIZE - 1`` of the deal. The card's position
+    was in the middle, ``TRUMP_FIRST_PLACE .. TRUMP_LAST_PLACE``: while it
+    is in the stock it is never the bottom card (the bottom stays the
+    bottom), and never the top card before the first draw; after a draw the
+    top card of what is left (position ``k >= 4``) may well be it.
+    """
+    first = max(state[STOCK_NEXT], TRUMP_FIRST_PLACE)
+    return first, max(TRUMP_LAST_PLACE - first + 1, 0)
+
+
+@njit(cache=True, inline="always")
+def _slot_seat(slot):
+    """The seat whose hand (or discard) a determinize slot below ``SLOT_STOCK`` is."""
+    if slot < SLOT_PLAYED:
+        return slot - SLOT_HANDS
+    return (slot - SLOT_PLAYED) % N_SEATS
+
+
+@njit(cache=True)
+def _trump_slot(left, eligible, middle, stock_places, rng):
+    """The slot that gets the hidden trump card in a redeal; -1 if none can.
+
+    Every middle position of the stock that the observer has not seen hold
+    another card is equally likely to have held it: the stock weighs the
+    ``stock_places`` it still has, a seat the ``middle[seat]`` middle cards it
+    drew (if it still has a hidden card that may be the trump card: an
+    ``eligible`` slot with room ``left``). Within a seat every such hidden
+    card is alike. Approximate in one way: the face-up cards a seat played
+    after its draws do not lower its weight (each could have been the card
+    it drew in the middle), and which hidden card arrived when is not used.
+    """
+    room = np.zeros(N_SEATS, np.int64)
+    for i in range(SLOT_STOCK):
+        if eligible[i]:
+            room[_slot_seat(i)] += left[i]
+    total = stock_places
+    for p in range(N_SEATS):
+        if room[p] > 0:
+            total += middle[p]
+    if total == 0:
+        return -1
+    r = rand_below(rng, total)
+    if r < stock_places:
+        return SLOT_STOCK
+    r -= stock_places
+    for p in range(N_SEATS):
+        if room[p] == 0:
+            continue
+        if r < middle[p]:
+            k = rand_below(rng, room[p])
+            for i in range(SLOT_STOCK):
+                if eligible[i] and _slot_seat(i) == p:
+                    if k < left[i]:
+                        return i
+                    k -= left[i]
+        r -= middle[p]
+    return -1
+
+
+@njit(cache=True)
 def determinize(state, observer, rng):
     """Redeal every card ``observer`` cannot see (in place).
 
@@ -732,9 +835,13 @@ def determinize(state, observer, rng):
     included). The redeal keeps every slot's size and every card the
     observer saw, and respects what it knows:
 
-    - the shown trump card lay in the stock, so it is never placed in a
-      card dealt before the first draw (a first-trick discard, or another
-      hand during the first trick);
+    - the shown trump card lay at a middle position of the stock
+      (docs/rules.md §3.5, §3.6): until the first draw it is in the stock,
+      never its top or bottom card; later it is still in the stock (never at
+      the bottom; the top of what is left may be it: see
+      :func:`_trump_stock_places`), or it is a hidden card of a seat that drew
+      a middle card: in its hand, or in a discard made after that draw
+      (:func:`_trump_slot` weighs the places);
     - seats asked about a molodka in the current trick that have not played
       hold four cards of one suit, and seats that were not asked hold none
       (redealt up to ``DETERMINIZE_TRIES`` times);
@@ -747,26 +854,29 @@ def determinize(state, observer, rng):
     trump_bit = bit(state[TRUMP_CARD])
     rows = tricks + 1 if tricks < MAX_TRICKS else MAX_TRICKS
     need = np.zeros(N_SLOTS, np.int64)
-    eligible = np.zeros(N_SLOTS, np.bool_)  # may hold the trump card
+    eligible = np.zeros(N_SLOTS, np.bool_)  # a seat's slot that may hold the trump card
+    middle = np.zeros(N_SEATS, np.int64)
+    since = np.zeros(N_SEATS, np.int64)
+    _middle_draws(state, middle, since)
     pool = ZERO
     for p in range(N_SEATS):
         if p == observer:
             continue
         hidden = np.uint64(state[HANDS + p]) & ~face_up
         need[SLOT_HANDS + p] = popcount(hidden)
-        eligible[SLOT_HANDS + p] = tricks > 0
+        eligible[SLOT_HANDS + p] = middle[p] > 0
         pool |= hidden
         for t in range(rows):
             cell = t * N_SEATS + p
             if state[PLAY_KIND + cell] == KIND_DISCARD:
                 hidden = np.uint64(state[PLAYED + cell]) & ~face_up
                 need[SLOT_PLAYED + cell] = popcount(hidden)
-                eligible[SLOT_PLAYED + cell] = t > 0
+                eligible[SLOT_PLAYED + cell] = t >= since[p]
                 pool |= hidden
     for i in range(state[STOCK_NEXT], STOCK_SIZE):
         pool |= bit(state[STOCK + i])
     need[SLOT_STOCK] = STOCK_SIZE - state[STOCK_NEXT]
-    eligible[SLOT_STOCK] = True
+    stock_places = _trump_stock_places(state)[1]
     must, must_not = _molodka_constraints(state, observer)
 
     dealt = np.zeros(N_SLOTS, np.uint64)
@@ -778,25 +888,16 @@ def determinize(state, observer, rng):
         rest = pool
         for p in range(N_SEATS):
             if must & (1 << p):
-                cards = _deal_molodka(state, p, rest, left[SLOT_HANDS + p], tricks > 0, rng)
+                cards = _deal_molodka(state, p, rest, left[SLOT_HANDS + p], middle[p] > 0, rng)
                 dealt[SLOT_HANDS + p] = cards
                 left[SLOT_HANDS + p] -= popcount(cards)
                 rest &= ~cards
         if rest & trump_bit != ZERO:
-            room = 0
-            for i in range(N_SLOTS):
-                if eligible[i]:
-                    room += left[i]
-            if room > 0:
-                r = rand_below(rng, room)
-                for i in range(N_SLOTS):
-                    if eligible[i]:
-                        if r < left[i]:
-                            dealt[i] |= trump_bit
-                            left[i] -= 1
-                            rest &= ~trump_bit
-                            break
-                        r -= left[i]
+            slot = _trump_slot(left, eligible, middle, stock_places, rng)
+            if slot >= 0:  # (-1 only in an inconsistent state: it is then dealt freely)
+                dealt[slot] |= trump_bit
+                left[slot] -= 1
+                rest &= ~trump_bit
         for i in range(N_SLOTS):
             if left[i] > 0:
                 cards = _take_random(rest, left[i], rng)
@@ -858,10 +959,18 @@ def _write_world(state, observer, dealt, face_up, rows, rng):
                 kept = np.uint64(state[PLAYED + cell]) & face_up
                 state[PLAYED + cell] = np.int64(kept | dealt[SLOT_PLAYED + cell])
     stock = dealt[SLOT_STOCK]
+    trump = state[TRUMP_CARD]
+    place = -1
+    if stock & bit(trump) != ZERO:  # at a middle position the stock still has
+        first, count = _trump_stock_places(state)
+        place = first + rand_below(rng, count)
+        state[STOCK + place] = trump
+        stock &= ~bit(trump)
     for i in range(state[STOCK_NEXT], STOCK_SIZE):
-        card = random_card(stock, rng)
-        state[STOCK + i] = card
-        stock &= ~bit(card)
+        if i != place:
+            card = random_card(stock, rng)
+            state[STOCK + i] = card
+            stock &= ~bit(card)
     tricks = state[TRICKS_DONE]
     for team in range(N_TEAMS):
         state[PILES + team] = np.int64(np.uint64(state[PILES + team]) & face_up)

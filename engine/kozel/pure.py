@@ -1,5 +1,5 @@
 """Kozel in plain, idiomatic Python: the reference ``slagwerk bench`` measures
-the numba kernels against. It implements the same rules (RULES.md §3) with
+the numba kernels against. It implements the same rules (docs/rules.md §3) with
 its own simple encoding: a card is a ``(rank, suit)`` tuple, ranks ``0 .. 8``
 for ``6 7 8 9 J Q K T A``; hands are lists and a beat is found by trying
 every pairing of the two sets."""
@@ -114,7 +114,7 @@ def random_playout(rng: random.Random, dealer: int = 0) -> dict:
     rng.shuffle(deck)
     hands = [deck[HAND_SIZE * s : HAND_SIZE * (s + 1)] for s in range(PLAYERS)]
     stock = deck[HAND_SIZE * PLAYERS :]
-    trump = rng.choice(stock)[1]  # the shown card goes back to its place
+    trump = rng.choice(stock[1:-1])[1]  # a middle card, back to its place (docs/rules.md §3.5)
     piles = [[], []]
     tricks = [0, 0]
     winners = []
