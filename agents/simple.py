@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..engine import contract
 from ..engine.bits import rand_below
 from ..engine.errors import InvalidViewError
 from .base import Agent, Decision
@@ -36,5 +35,5 @@ class HeuristicAgent(Agent):
         state = self.state_for(view)
         if state.to_move != view.get("seat"):
             raise InvalidViewError("the view's seat is not to move")
-        action = int(contract.heuristic_action(state.array, self.decision_rng(view)))
+        action = int(state.game.kernels.heuristic_action(state.array, self.decision_rng(view)))
         return Decision(self.game.action_text(state, action, state.to_move))

@@ -1,4 +1,8 @@
-"""Rules engines: bit-mask cards, one kernel module per game, records and replay.
+"""Rules engines: bit-mask cards, one package per game, records and replay.
+
+Importing this package imports no kernels (and not numba): the games are
+known from their declarations (:mod:`slagwerk.engine.registry`), and a
+game's kernels and class load when it is first made.
 
 >>> from slagwerk.engine import make_game, GAME_NAMES
 >>> GAME_NAMES
@@ -9,8 +13,6 @@
 
 from __future__ import annotations
 
-from .aluette.game import Aluette
-from .coins.game import Coins
 from .errors import (
     CardError,
     IllegalActionError,
@@ -19,31 +21,29 @@ from .errors import (
     OptionError,
     SlagwerkError,
 )
-from .game import Game, State
-from .koetsieren.game import Koetsieren
-from .kozel.game import Kozel
+from .registry import GameClasses, game_class, game_info, game_names
 
-GAMES: dict[str, type[Game]] = {
-    "coins": Coins,
-    "koetsieren": Koetsieren,
-    "kozel": Kozel,
-    "aluette": Aluette,
-}
-"""Every game by name."""
+GAMES = GameClasses()
+"""Every game's class by name (imported on access)."""
 
-GAME_NAMES = tuple(GAMES)
+GAME_NAMES = game_names()
 
 
-def make_game(name: str, **options) -> Game:
+def make_game(name: str, **options):
     """The game called ``name`` with ``options``.
 
     :raises OptionError: for an unknown game or option, naming the valid ones.
     """
-    try:
-        cls = GAMES[name]
-    except (KeyError, TypeError):
-        raise OptionError(f"unknown game {name!r} (games: {', '.join(GAMES)})") from None
-    return cls(**options)
+    game_info(name)  # an unknown name is an OptionError naming the games
+    return game_class(name)(**options)
+
+
+def __getattr__(name: str):
+    if name in ("Game", "State"):  # the Python API imports numba: only on demand
+        from . import game
+
+        return getattr(game, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

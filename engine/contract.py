@@ -47,35 +47,20 @@ whose header is :mod:`slagwerk.engine.state`:
     random pick from ``legal_actions`` (a generic fallback after all
     branches measurably slows every game's playouts).
 
-Search and other generic code call the dispatchers below, which branch on
-``state[GAME]``. A plain module-level dispatch (rather than passing kernels
-as arguments or closing over them) is what numba's on-disk cache serves: see
-DESIGN.md. A new game adds one branch to each dispatcher and one entry to
-:data:`GAME_MODULES`; nothing else in the core changes.
+Every game declares itself in its package (``INFO``, a
+:class:`~slagwerk.engine.spec.GameInfo`) and is listed once in
+:mod:`slagwerk.engine.registry`. Generic kernels (playouts, search) reach the
+kernels through :mod:`slagwerk.engine.dispatch`, which chooses them at compile
+time; Python code calls a state's own kernels through the helpers below.
 """
 
 from __future__ import annotations
 
-from numba import njit
+import numpy as np
 
-from .aluette import kernels as aluette
-from .coins import kernels as coins
-from .koetsieren import kernels as koetsieren
-from .kozel import kernels as kozel
+from . import registry
+from .bits import rand_below
 from .state import GAME, PHASE, PHASE_MATCH_OVER, TO_MOVE
-
-COINS = coins.GAME_ID
-ALUETTE = aluette.GAME_ID
-KOETSIEREN = koetsieren.GAME_ID
-KOZEL = kozel.GAME_ID
-
-GAME_MODULES = {
-    "coins": coins,
-    "aluette": aluette,
-    "koetsieren": koetsieren,
-    "kozel": kozel,
-}
-"""Kernel module of every game, by name."""
 
 REQUIRED_CONSTANTS = (
     "GAME_ID",
@@ -97,150 +82,76 @@ REQUIRED_KERNELS = (
     "heuristic_action",
 )
 
-MAX_ACTIONS = max(m.MAX_ACTIONS for m in GAME_MODULES.values())
-"""Room for the legal actions of any game (size of an ``out`` buffer)."""
-MAX_DEAL_SIZE = max(m.DEAL_SIZE for m in GAME_MODULES.values())
+
+def kernels_of(state: np.ndarray):
+    """The kernel module of the game whose state array ``state`` is."""
+    return registry.kernels_by_id(int(state[GAME]))
 
 
-@njit(cache=True, inline="always")
+def __getattr__(name: str):
+    # Buffers sized for any registered game (imports every game's kernels).
+    if name == "MAX_ACTIONS":
+        return max(registry.kernels_by_id(i.game_id).MAX_ACTIONS for i in registry.game_infos())
+    if name == "MAX_DEAL_SIZE":
+        return max(registry.kernels_by_id(i.game_id).DEAL_SIZE for i in registry.game_infos())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Python-level calls of a state's own kernels (tests, tools; not the hot path).
+
 def random_deal(state, rng, out):
-    """Dispatch ``random_deal`` on ``state[GAME]``."""
-    g = state[GAME]
-    if g == COINS:
-        coins.random_deal(state, rng, out)
-    elif g == ALUETTE:
-        aluette.random_deal(state, rng, out)
-    elif g == KOETSIEREN:
-        koetsieren.random_deal(state, rng, out)
-    elif g == KOZEL:
-        kozel.random_deal(state, rng, out)
+    kernels_of(state).random_deal(state, rng, out)
 
 
-@njit(cache=True, inline="always")
 def apply_deal(state, deal):
-    """Dispatch ``apply_deal`` on ``state[GAME]``."""
-    g = state[GAME]
-    if g == COINS:
-        coins.apply_deal(state, deal)
-    elif g == ALUETTE:
-        aluette.apply_deal(state, deal)
-    elif g == KOETSIEREN:
-        koetsieren.apply_deal(state, deal)
-    elif g == KOZEL:
-        kozel.apply_deal(state, deal)
+    kernels_of(state).apply_deal(state, deal)
 
 
-@njit(cache=True, inline="always")
-def legal_actions(state, out):
-    """Dispatch ``legal_actions`` on ``state[GAME]``."""
-    g = state[GAME]
-    if g == COINS:
-        return coins.legal_actions(state, out)
-    elif g == ALUETTE:
-        return aluette.legal_actions(state, out)
-    elif g == KOETSIEREN:
-        return koetsieren.legal_actions(state, out)
-    elif g == KOZEL:
-        return kozel.legal_actions(state, out)
-    return 0
+def legal_actions(state, out) -> int:
+    return kernels_of(state).legal_actions(state, out)
 
 
-@njit(cache=True, inline="always")
-def apply_action(state, action):
-    """Dispatch ``apply_action`` on ``state[GAME]``."""
-    g = state[GAME]
-    if g == COINS:
-        coins.apply_action(state, action)
-    elif g == ALUETTE:
-        aluette.apply_action(state, action)
-    elif g == KOETSIEREN:
-        koetsieren.apply_action(state, action)
-    elif g == KOZEL:
-        kozel.apply_action(state, action)
+def apply_action(state, action) -> None:
+    kernels_of(state).apply_action(state, action)
 
 
-@njit(cache=True)
-def returns(state, objective, out):
-    """Dispatch ``returns`` on ``state[GAME]``."""
-    g = state[GAME]
-    if g == COINS:
-        coins.returns(state, objective, out)
-    elif g == ALUETTE:
-        aluette.returns(state, objective, out)
-    elif g == KOETSIEREN:
-        koetsieren.returns(state, objective, out)
-    elif g == KOZEL:
-        kozel.returns(state, objective, out)
+def returns(state, objective, out) -> None:
+    kernels_of(state).returns(state, objective, out)
 
 
-@njit(cache=True)
-def determinize(state, observer, rng):
-    """Dispatch ``determinize`` on ``state[GAME]``."""
-    g = state[GAME]
-    if g == COINS:
-        coins.determinize(state, observer, rng)
-    elif g == ALUETTE:
-        aluette.determinize(state, observer, rng)
-    elif g == KOETSIEREN:
-        koetsieren.determinize(state, observer, rng)
-    elif g == KOZEL:
-        kozel.determinize(state, observer, rng)
+def determinize(state, observer, rng) -> None:
+    kernels_of(state).determinize(state, observer, rng)
 
 
-@njit(cache=True)
-def heuristic_action(state, rng):
-    """Dispatch ``heuristic_action`` on ``state[GAME]``."""
-    g = state[GAME]
-    if g == COINS:
-        return coins.heuristic_action(state, rng)
-    elif g == ALUETTE:
-        return aluette.heuristic_action(state, rng)
-    elif g == KOETSIEREN:
-        return koetsieren.heuristic_action(state, rng)
-    elif g == KOZEL:
-        return kozel.heuristic_action(state, rng)
-    return -1
+def heuristic_action(state, rng) -> int:
+    return kernels_of(state).heuristic_action(state, rng)
 
 
-@njit(cache=True, inline="always")
-def random_action(state, rng, actions):
-    """A uniformly random legal action; ``actions`` is an int64[MAX_ACTIONS] buffer
-    for games that pick from their legal actions."""
-    g = state[GAME]
-    if g == COINS:
-        return coins.random_action(state, rng)
-    elif g == ALUETTE:
-        return aluette.random_action(state, rng)
-    elif g == KOETSIEREN:
-        return koetsieren.random_action(state, rng)
-    elif g == KOZEL:
-        return kozel.random_action(state, rng)
-    return -1
+def random_action(state, rng, actions) -> int:
+    """A uniformly random legal action (``actions`` is a work buffer)."""
+    kernels = kernels_of(state)
+    if hasattr(kernels, "random_action"):
+        return kernels.random_action(state, rng)
+    n = kernels.legal_actions(state, actions)
+    return int(actions[rand_below(rng, n)]) if n else -1
 
 
-@njit(cache=True)
-def to_move(state):
+def observed_actions(state, actions, n, observer, keys) -> bool:
+    kernels = kernels_of(state)
+    if not hasattr(kernels, "observed_actions"):
+        return False
+    return bool(kernels.observed_actions(state, actions, n, observer, keys))
+
+
+def hides_actions(state) -> bool:
+    return hasattr(kernels_of(state), "observed_actions")
+
+
+def to_move(state) -> int:
     """Seat to move, ``CHANCE`` (a deal is pending) or ``TERMINAL``."""
-    return state[TO_MOVE]
+    return int(state[TO_MOVE])
 
 
-@njit(cache=True)
-def is_terminal(state):
+def is_terminal(state) -> bool:
     """True once the match is over."""
-    return state[PHASE] == PHASE_MATCH_OVER
-
-
-@njit(cache=True)
-def hides_actions(state):
-    """True for a game with ``observed_actions`` (some actions are partly hidden
-    from other seats), so that search asks only there."""
-    return state[GAME] == KOZEL
-
-
-@njit(cache=True)
-def observed_actions(state, actions, n, observer, keys):
-    """Dispatch the optional ``observed_actions``: False (``keys`` untouched)
-    for a game whose actions are all seen whole."""
-    if state[GAME] == KOZEL:
-        return kozel.observed_actions(state, actions, n, observer, keys)
-    return False
+    return bool(state[PHASE] == PHASE_MATCH_OVER)

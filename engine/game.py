@@ -2,7 +2,7 @@
 
 People and tools use these (legal actions in notation, apply by notation,
 pretty printing, views, records); the hot path (search, playouts) calls the
-kernels of :mod:`slagwerk.engine.contract` directly on ``State.array``.
+game's kernels on ``State.array`` (through :mod:`slagwerk.engine.dispatch`).
 
 >>> from slagwerk.engine import make_game
 >>> game = make_game("coins", target=10)
@@ -21,10 +21,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import contract
 from .bits import make_rng
 from .cards import Deck
 from .errors import IllegalActionError, OptionError
+from .spec import GameInfo, OptionSpec
 from .state import (
     DEAL_COMPLETE,
     DEAL_NUMBER,
@@ -40,16 +40,6 @@ from .state import (
     TOTALS,
     TRICKS_DONE,
 )
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """A game option: default and inclusive integer range."""
-
-    default: int
-    low: int
-    high: int
-    doc: str
 
 
 @dataclass
@@ -73,16 +63,17 @@ class DealLog:
 class Game(ABC):
     """A game with its options. Subclasses describe one game's notation and views.
 
-    A subclass sets ``name``, ``kernels`` (its kernel module), ``deck`` and
+    A subclass sets ``info`` (its :class:`GameInfo`), ``name``, ``kernels`` (its
+    kernel module), ``deck`` and
     ``option_specs`` and implements the notation (:meth:`action_text`), the
     deal vector's JSON form and the views.
     """
 
+    info: ClassVar[GameInfo]
     name: ClassVar[str]
     kernels: ClassVar[object]
     deck: ClassVar[Deck]
     option_specs: ClassVar[dict[str, OptionSpec]]
-    team_game: ClassVar[bool] = False
 
     def __init__(self, **options):
         unknown = sorted(set(options) - set(self.option_specs))
@@ -119,6 +110,10 @@ class Game(ABC):
     def __repr__(self):
         opts = ", ".join(f"{k}={v}" for k, v in self.options.items())
         return f"{type(self).__name__}({opts})"
+
+    @property
+    def team_game(self) -> bool:
+        return self.info.team_game
 
     @property
     def n_players(self) -> int:
@@ -218,7 +213,7 @@ class State:
         self.game = game
         self.array = array
         self.deals: list[DealLog] = deals if deals is not None else []
-        self._buffer = np.zeros(contract.MAX_ACTIONS, dtype=np.int64)
+        self._buffer = np.zeros(game.kernels.MAX_ACTIONS, dtype=np.int64)
 
     # -- header fields
     @property
@@ -277,7 +272,7 @@ class State:
 
     # -- actions
     def legal_actions(self) -> list[int]:
-        n = contract.legal_actions(self.array, self._buffer)
+        n = self.game.kernels.legal_actions(self.array, self._buffer)
         return [int(a) for a in self._buffer[:n]]
 
     def legal_texts(self, seat: int | None = None) -> list[str]:
@@ -309,7 +304,7 @@ class State:
         log.texts.append(self.game.action_text(self, action))
         log.seen.append([self.game.seen_text(self, action, s) for s in range(self.game.n_players)])
         before = self.tricks_done
-        contract.apply_action(self.array, action)
+        self.game.kernels.apply_action(self.array, action)
         if self.tricks_done > before:
             winner = int(self.array[LAST_TRICK_WINNER])
             log.trick_winners.append(winner if winner >= 0 else None)
@@ -327,10 +322,10 @@ class State:
             if rng is None:
                 raise ValueError("deal() needs a deal vector or an rng")
             vector = np.zeros(self.game.kernels.DEAL_SIZE, dtype=np.int64)
-            contract.random_deal(self.array, rng, vector)
+            self.game.kernels.random_deal(self.array, rng, vector)
         vector = np.asarray(vector, dtype=np.int64)
         self.deals.append(DealLog(dealer=self.dealer, vector=vector.copy()))
-        contract.apply_deal(self.array, vector)
+        self.game.kernels.apply_deal(self.array, vector)
 
     def clone(self) -> State:
         deals = [

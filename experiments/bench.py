@@ -28,43 +28,17 @@ from pathlib import Path
 
 from ..engine import GAME_NAMES, make_game
 from ..engine.bits import make_rng
-from ..engine.playout import random_deal_playouts
-
-BENCH_OPTIONS = {"coins": {"target": 1000}}
-"""Options that make every benchmarked deal a full deal, as in the twins
-(at Coins' default target a random deal often ends the match early)."""
-
-
-def timed_rate(step, seconds: float) -> float:
-    """Units of work per CPU second: ``step(n)`` does n units, run for ~``seconds``.
-
-    CPU time (``time.process_time``), not wall time, so that other processes
-    sharing the machine slow the measurement as little as possible; the C
-    twin is timed the same way (its child-process CPU time).
-    """
-    n = 1
-    while True:  # grow the batch until one batch takes ~1/10 of the budget
-        start = time.process_time()
-        step(n)
-        elapsed = time.process_time() - start
-        if elapsed > seconds / 10 or n > 1 << 30:
-            break
-        n *= 4
-    done, spent = 0, 0.0
-    while spent < seconds:
-        start = time.process_time()
-        step(n)
-        spent += time.process_time() - start
-        done += n
-    return done / spent
+from ..engine.playout import random_playouts
+from ..engine.registry import game_info
+from .timing import timed_rate
 
 
 def numba_playout_rate(game_name: str, seconds: float) -> float:
     """Random full-deal playouts per second in the numba kernels."""
-    start = make_game(game_name, **BENCH_OPTIONS.get(game_name, {})).new_match().array
+    start = make_game(game_name, **game_info(game_name).bench_options).new_match().array
     rng = make_rng(12345)
-    random_deal_playouts(start, 2, rng)  # compile or load from cache outside the clock
-    return timed_rate(lambda n: random_deal_playouts(start, n, rng), seconds)
+    random_playouts(start, 2, rng)  # compile or load from cache outside the clock
+    return timed_rate(lambda n: random_playouts(start, n, rng), seconds)
 
 
 def pure_playout_rate(game_name: str, seconds: float) -> float | None:
@@ -211,9 +185,9 @@ import time, sys
 t0 = time.perf_counter()
 from slagwerk.engine import make_game
 from slagwerk.engine.bits import make_rng
-from slagwerk.engine.playout import random_deal_playouts
+from slagwerk.engine.playout import random_playouts
 for name in sys.argv[1:]:
-    random_deal_playouts(make_game(name).new_match().array, 1, make_rng(1))
+    random_playouts(make_game(name).new_match().array, 1, make_rng(1))
 print(time.perf_counter() - t0)
 """
 
@@ -240,7 +214,6 @@ def run_bench(games=None, seconds: float = 2.0, startup: bool = False, search: b
               with_c: bool = True) -> list[dict]:
     games = list(games or GAME_NAMES)
     rows = playout_rows(games, seconds, with_c=with_c)
-    # imported here: search_bench builds on this module's timing helpers
     from . import search_bench
 
     if search:

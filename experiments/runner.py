@@ -47,7 +47,7 @@ import numpy as np
 
 from ..agents import make, parse_spec
 from ..agents.match import play_match
-from ..engine import contract, make_game
+from ..engine import make_game
 from ..engine.bits import derive_seed
 from ..engine.errors import IllegalActionError, SlagwerkError
 from ..engine.records import record_of
@@ -316,7 +316,7 @@ def play_game(setup: GameSetup, slot: GameSlot) -> dict:
     if forfeit is None:
         reward = np.zeros(MAX_SEATS, dtype=np.float64)
         objective = OBJECTIVE_DEAL if setup.unit == "deal" else OBJECTIVE_MATCH
-        contract.returns(state.array, objective, reward)
+        state.game.kernels.returns(state.array, objective, reward)
         complete = [log.points for log in state.deals if log.points is not None]
         line["reward"] = [float(r) for r in reward[:n]]
         line["points"] = [sum(p[s] for p in complete) for s in range(n)]

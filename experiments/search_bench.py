@@ -25,11 +25,11 @@ import time
 
 from ..engine import GAME_NAMES, make_game
 from ..engine.bits import make_rng
-from ..engine.contract import heuristic_action
-from ..engine.playout import random_deal_playouts
+from ..engine.playout import random_playouts
+from ..engine.registry import game_info
 from ..engine.state import PHASE_PLAY
 from ..search.ismcts import DEFAULT_ITERATIONS, ismcts
-from .bench import BENCH_OPTIONS, timed_rate
+from .timing import timed_rate
 
 BENCH_ITERATIONS = DEFAULT_ITERATIONS
 """Iterations of each timed search: the default decision of the ismcts agent."""
@@ -40,13 +40,13 @@ def first_card_decision(game_name: str, seed: int = BENCH_SEED):
     """A state at the first card play of a deal (earlier decisions, such as
     trump and bids, are taken by the heuristic), and the deal-pending state
     before it."""
-    game = make_game(game_name, **BENCH_OPTIONS.get(game_name, {}))
+    game = make_game(game_name, **game_info(game_name).bench_options)
     state = game.new_match()
     pending = state.array.copy()
     state.deal(rng=make_rng(seed))
     rng = make_rng(seed + 1)
     while state.phase != PHASE_PLAY:
-        state.apply(int(heuristic_action(state.array, rng)))
+        state.apply(int(game.kernels.heuristic_action(state.array, rng)))
     return state, pending
 
 
@@ -59,11 +59,11 @@ def ismcts_rows(game_names=None, seconds: float = 2.0, rounds: int = 3) -> list[
     for name in game_names or GAME_NAMES:
         state, pending = first_card_decision(name)
         rng = make_rng(BENCH_SEED)
-        random_deal_playouts(pending, 2, rng)  # load or compile outside the clock
+        random_playouts(pending, 2, rng)  # load or compile outside the clock
         ismcts(state, iterations=2, seed=0)
 
         def playouts(n, pending=pending, rng=rng):
-            random_deal_playouts(pending, n, rng)
+            random_playouts(pending, n, rng)
 
         def searches(n, state=state):
             for k in range(n):

@@ -25,9 +25,10 @@ import time
 import numpy as np
 from numba import njit
 
-from ..engine import contract
+from ..engine import dispatch
 from ..engine.bits import make_rng
-from ..engine.state import MAX_SEATS, TO_MOVE
+from ..engine.registry import kernels_by_id
+from ..engine.state import GAME, MAX_SEATS, TO_MOVE
 from .ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP
 from .tree import (
     ACTION,
@@ -68,7 +69,7 @@ def _index_of(root_actions, n_root, action):
 
 
 @njit(cache=True)
-def _flat_world(world, iterations, policy, objective, rng, root_actions, n_root, world_visits,
+def _flat_world(g, world, iterations, policy, objective, rng, root_actions, n_root, world_visits,
                 world_values):
     """Flat Monte Carlo on one world: playouts after each root action in turn.
 
@@ -76,8 +77,8 @@ def _flat_world(world, iterations, policy, objective, rng, root_actions, n_root,
     """
     seat = world[TO_MOVE]
     state = np.empty_like(world)
-    actions = np.empty(contract.MAX_ACTIONS, np.int64)
-    deal_buffer = np.empty(contract.MAX_DEAL_SIZE, np.int64)
+    actions = np.empty(dispatch.max_actions(g), np.int64)
+    deal_buffer = np.empty(dispatch.deal_size(g), np.int64)
     rewards = np.zeros(MAX_SEATS, np.float64)
     for i in range(n_root):
         world_visits[i] = 0
@@ -85,14 +86,14 @@ def _flat_world(world, iterations, policy, objective, rng, root_actions, n_root,
     for k in range(iterations):
         i = k % n_root
         state[:] = world
-        contract.apply_action(state, root_actions[i])
-        simulate(state, objective, policy, rng, actions, deal_buffer, rewards)
+        dispatch.apply_action(g, state, root_actions[i])
+        simulate(g, state, objective, policy, rng, actions, deal_buffer, rewards)
         world_visits[i] += 1
         world_values[i] += rewards[seat]
 
 
 @njit(cache=True)
-def pimc_worlds(root, seat, worlds, iterations_per_world, flat, c, policy, objective, rng,
+def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, objective, rng,
                 nodes, values, meta, root_actions, n_root, visit_sums, mean_sums, worlds_tried):
     """Search ``worlds`` determinizations of ``root`` for ``seat`` and add up the results.
 
@@ -121,13 +122,13 @@ def pimc_worlds(root, seat, worlds, iterations_per_world, flat, c, policy, objec
     world_values = np.zeros(n_root, np.float64)
     for _ in range(worlds):
         world[:] = root
-        contract.determinize(world, seat, rng)
+        dispatch.determinize(g, world, seat, rng)
         if flat:
-            _flat_world(world, iterations_per_world, policy, objective, rng, root_actions, n_root,
+            _flat_world(g, world, iterations_per_world, policy, objective, rng, root_actions, n_root,
                         world_visits, world_values)
         else:
             reset_tree(nodes, values, meta)
-            run_iterations(world, seat, 0, iterations_per_world, c, policy, objective, rng,
+            run_iterations(g, world, seat, 0, iterations_per_world, c, policy, objective, rng,
                            nodes, values, meta)
             for i in range(n_root):
                 world_visits[i] = 0
@@ -177,20 +178,25 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
         raise SearchError(f"node_cap must be an integer >= 2, not {node_cap!r}")
     tree = Tree(min(int(node_cap), int(iterations_per_world) + 1))
     rng = make_rng(seed)
-    buffer = np.zeros(contract.MAX_ACTIONS, np.int64)
-    n_root = int(contract.legal_actions(root, buffer))
+    game = int(root[GAME])
+    kernels = kernels_by_id(game)
+    buffer = np.zeros(kernels.MAX_ACTIONS, np.int64)
+    n_root = int(kernels.legal_actions(root, buffer))
     root_actions = np.sort(buffer[:n_root])
     visit_sums = np.zeros(n_root, np.int64)
     mean_sums = np.zeros(n_root, np.float64)
     worlds_tried = np.zeros(n_root, np.int64)
     flag = 1 if flat else 0
 
-    def step(k):
-        pimc_worlds(root, seat, k, int(iterations_per_world), flag, c, policy, objective_code, rng,
-                    tree.nodes, tree.values, tree.meta, root_actions, n_root, visit_sums, mean_sums,
-                    worlds_tried)
+    per_world = int(iterations_per_world)
+    args = (root, seat, 0, per_world, flag, c, policy, objective_code, rng, tree.nodes, tree.values,
+            tree.meta, root_actions, n_root, visit_sums, mean_sums, worlds_tried)
+    kernel = dispatch.specialize(pimc_worlds, game, *args)  # loads or compiles, untimed
 
-    step(0)  # load (or compile) the kernel before the clock starts
+    def step(k):
+        kernel(game, root, seat, k, per_world, flag, c, policy, objective_code, rng, tree.nodes,
+               tree.values, tree.meta, root_actions, n_root, visit_sums, mean_sums, worlds_tried)
+
     start = time.perf_counter()
     done = run_budget(step, worlds, time_ms)
     seconds = time.perf_counter() - start

@@ -1,14 +1,15 @@
 """The search tree shared by SO-ISMCTS, PIMC and the cheating search.
 
 One numba kernel, :func:`run_iterations`, does Monte Carlo tree search over
-any game through the dispatchers of :mod:`slagwerk.engine.contract`:
+any game through the dispatchers of :mod:`slagwerk.engine.dispatch`, compiled
+for one game at a time:
 
 - with ``determinize_each`` set it is single-observer ISMCTS (Cowling,
   Powley and Whitehouse 2012): every iteration redeals the cards the
-  searching seat cannot see (``contract.determinize``), so a node stands
+  searching seat cannot see (``dispatch.determinize``), so a node stands
   for an information set of the searching seat, reached by a sequence of
   actions as that seat sees them; children are keyed by what the searching
-  seat observes of the action (``contract.observed_actions``), and UCB1
+  seat observes of the action (``dispatch.observed_actions``), and UCB1
   counts how often each child was *available* instead of the parent's
   visits;
 - without it, the same code is plain UCT on one fixed world (a PIMC world,
@@ -31,7 +32,7 @@ child (UCB1), expands one untried action chosen uniformly at random, plays
 out to the end of the deal (``OBJECTIVE_DEAL``) or match
 (``OBJECTIVE_MATCH``) with the playout policy of
 :mod:`slagwerk.engine.playout`, and backs the per-seat rewards of
-``contract.returns`` up the path: each node adds the reward of the seat that
+``dispatch.returns`` up the path: each node adds the reward of the seat that
 chose its action (partners share a reward, so a partner's move is judged by
 the team's result).
 
@@ -55,11 +56,12 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..engine import contract
+from ..engine import dispatch
 from ..engine.bits import make_rng, rand_below
 from ..engine.errors import SlagwerkError
 from ..engine.playout import POLICY_HEURISTIC, POLICY_RANDOM, playout
-from ..engine.state import MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH, TO_MOVE
+from ..engine.registry import kernels_by_id
+from ..engine.state import GAME, MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH, TO_MOVE
 
 
 class SearchError(SlagwerkError):
@@ -122,14 +124,14 @@ def reset_tree(nodes, values, meta):
 
 
 @njit(cache=True)
-def simulate(state, objective, policy, rng, actions, deal_buffer, rewards):
+def simulate(g, state, objective, policy, rng, actions, deal_buffer, rewards):
     """Play ``state`` out (in place) and write per-seat rewards into ``rewards``.
 
     ``actions`` int64[MAX_ACTIONS] and ``deal_buffer`` int64[MAX_DEAL_SIZE]
     are work buffers; ``rewards`` is float64[MAX_SEATS].
     """
-    playout(state, objective, policy, rng, actions, deal_buffer)
-    contract.returns(state, objective, rewards)
+    playout(g, state, objective, policy, rng, actions, deal_buffer)
+    dispatch.returns(g, state, objective, rewards)
 
 
 @njit(cache=True)
@@ -237,7 +239,7 @@ def _ucb_child(nodes, values, child_of, n, c):
 
 
 @njit(cache=True)
-def run_iterations(root, seat, determinize_each, iterations, c, policy, objective, rng,
+def run_iterations(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
                    nodes, values, meta):
     """Run ``iterations`` more MCTS iterations from ``root`` into the tree (in place).
 
@@ -268,30 +270,30 @@ def run_iterations(root, seat, determinize_each, iterations, c, policy, objectiv
     """
     cap = nodes.shape[0]
     state = np.empty_like(root)
-    actions = np.empty(contract.MAX_ACTIONS, np.int64)
-    keys = np.empty(contract.MAX_ACTIONS, np.int64)
-    distinct = np.empty(contract.MAX_ACTIONS, np.int64)
-    child_of = np.empty(contract.MAX_ACTIONS, np.int64)
-    deal_buffer = np.empty(contract.MAX_DEAL_SIZE, np.int64)
+    actions = np.empty(dispatch.max_actions(g), np.int64)
+    keys = np.empty(dispatch.max_actions(g), np.int64)
+    distinct = np.empty(dispatch.max_actions(g), np.int64)
+    child_of = np.empty(dispatch.max_actions(g), np.int64)
+    deal_buffer = np.empty(dispatch.deal_size(g), np.int64)
     rewards = np.zeros(MAX_SEATS, np.float64)
     path = np.empty(MAX_PATH, np.int64)
-    may_hide = determinize_each != 0 and contract.hides_actions(root)
+    may_hide = determinize_each != 0 and dispatch.hides_actions(g)
     for _ in range(iterations):
         state[:] = root
         if determinize_each:
-            contract.determinize(state, seat, rng)
+            dispatch.determinize(g, state, seat, rng)
         node = ROOT
         path[0] = ROOT
         depth = 0
         while True:
-            n = contract.legal_actions(state, actions)
+            n = dispatch.legal_actions(g, state, actions)
             if n == 0:  # a deal ended (chance) or the match is over
                 break
             # Children are keyed by what ``seat`` sees of an action. Only in
             # ISMCTS, at another seat's turn, can a key differ from its action.
             hidden = False
             if may_hide and state[TO_MOVE] != seat:
-                hidden = contract.observed_actions(state, actions, n, seat, keys)
+                hidden = dispatch.observed_actions(g, state, actions, n, seat, keys)
             m = _distinct_keys(keys, n, distinct) if hidden else n
             choices = distinct if hidden else actions
             untried = _match_children(nodes, node, choices, m, child_of)
@@ -304,7 +306,7 @@ def run_iterations(root, seat, determinize_each, iterations, c, policy, objectiv
                                 key = choices[i]
                                 node = _add_child(nodes, values, meta, node, key, state[TO_MOVE])
                                 action = _action_with_key(actions, keys, n, key, rng) if hidden else key
-                                contract.apply_action(state, action)
+                                dispatch.apply_action(g, state, action)
                                 depth += 1
                                 path[depth] = node
                                 break
@@ -314,10 +316,10 @@ def run_iterations(root, seat, determinize_each, iterations, c, policy, objectiv
                 break
             node = _ucb_child(nodes, values, child_of, m, c)
             key = nodes[node, ACTION]
-            contract.apply_action(state, _action_with_key(actions, keys, n, key, rng) if hidden else key)
+            dispatch.apply_action(g, state, _action_with_key(actions, keys, n, key, rng) if hidden else key)
             depth += 1
             path[depth] = node
-        simulate(state, objective, policy, rng, actions, deal_buffer, rewards)
+        simulate(g, state, objective, policy, rng, actions, deal_buffer, rewards)
         nodes[ROOT, VISITS] += 1
         for d in range(1, depth + 1):
             node = path[d]
@@ -391,9 +393,9 @@ class Tree:
     def reset(self) -> None:
         reset_tree(self.nodes, self.values, self.meta)
 
-    def root_statistics(self):
-        """(actions, visits, mean rewards, availability) of the root's children."""
-        size = contract.MAX_ACTIONS
+    def root_statistics(self, size: int):
+        """(actions, visits, mean rewards, availability) of the root's children
+        (``size``: room for the game's legal actions)."""
         actions = np.zeros(size, np.int64)
         visits = np.zeros(size, np.int64)
         means = np.zeros(size, np.float64)
@@ -531,15 +533,18 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
     flag = 1 if determinize_each else 0
     root = np.ascontiguousarray(root)
 
-    def step(k):
-        run_iterations(root, seat, flag, k, c, policy, objective_code, rng,
-                       tree.nodes, tree.values, tree.meta)
+    game = int(root[GAME])
+    args = (root, seat, flag, 0, c, policy, objective_code, rng, tree.nodes, tree.values, tree.meta)
+    kernel = dispatch.specialize(run_iterations, game, *args)  # loads or compiles, untimed
 
-    step(0)  # load (or compile) the kernel before the clock starts
+    def step(k):
+        kernel(game, root, seat, flag, k, c, policy, objective_code, rng, tree.nodes, tree.values,
+               tree.meta)
+
     start = time.perf_counter()
     done = run_budget(step, iterations, time_ms)
     seconds = time.perf_counter() - start
-    actions, visits, values, _ = tree.root_statistics()
+    actions, visits, values, _ = tree.root_statistics(kernels_by_id(game).MAX_ACTIONS)
     return SearchResult(
         action=choose(actions, visits, values, final_code),
         actions=actions,

@@ -14,7 +14,6 @@ import random
 import numpy as np
 import pytest
 
-from conformance import check_game
 from paths import EXAMPLES
 from slagwerk.engine import InvalidRecordError, InvalidViewError, OptionError, contract, make_game
 from slagwerk.engine.aluette import kernels as K
@@ -455,9 +454,3 @@ def test_pure_reference_playouts_obey_the_rules():
     assert pure.trick_winner(["Ab", "Ae", "4o", "4c"]) is None
 
 
-# ------------------------------------------------------------ conformance
-
-
-def test_conformance():
-    check_game(make_game("aluette"), matches=2, seed=31)
-    check_game(make_game("aluette", first_dealer=2), matches=1, seed=32)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from paths import REPO
-from slagwerk.engine import make_game
+from slagwerk.engine import dispatch, make_game
 from slagwerk.engine.bits import make_rng
 from slagwerk.engine.cards import COINS_DECK
 from slagwerk.engine.coins import kernels as K
@@ -68,11 +68,12 @@ def _numba_coins(count, seed):
     actions = np.zeros(K.MAX_ACTIONS, np.int64)
     state = start.copy()
     coins = np.zeros((count, K.N_SEATS), np.int64)
+    play = dispatch.specialize(play_deal, K.GAME_ID, state, POLICY_RANDOM, rng, actions)
     for i in range(count):  # the engine's own (cached) kernels, called one deal at a time
         state[:] = start
         K.random_deal(state, rng, deal)
         K.apply_deal(state, deal)
-        play_deal(state, POLICY_RANDOM, rng, actions)
+        play(K.GAME_ID, state, POLICY_RANDOM, rng, actions)
         coins[i] = state[TOTALS : TOTALS + K.N_SEATS]
     return coins
 

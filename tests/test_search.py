@@ -12,7 +12,7 @@ import pytest
 from slagwerk.agents import AGENTS, make
 from slagwerk.agents.match import play_match
 from slagwerk.agents.search_agents import ISMCTSAgent
-from slagwerk.engine import GAME_NAMES, SlagwerkError, contract, make_game
+from slagwerk.engine import GAME_NAMES, SlagwerkError, contract, dispatch, make_game
 from slagwerk.engine.bits import derive_seed, make_rng
 from slagwerk.engine.coins import kernels as CK
 from slagwerk.engine.errors import InvalidViewError, SpecError
@@ -20,6 +20,11 @@ from slagwerk.search import tree as T
 from slagwerk.search.ismcts import ismcts
 from slagwerk.search.pimc import pimc, uct
 from slagwerk.search.tree import SearchError, Tree, run_iterations
+
+
+def iterate(state, *args):
+    """run_iterations compiled for ``state``'s game."""
+    return dispatch.call(run_iterations, state.game.game_id, state.array, *args)
 
 
 def random_position(game, seed: int, max_steps: int = 40):
@@ -115,7 +120,7 @@ def test_iterations_in_slices_build_the_same_tree_as_in_one_call():
         tree = Tree(601)
         rng = make_rng(5)
         for k in slices:
-            run_iterations(state.array, seat, 1, k, 0.7, 0, 0, rng, tree.nodes, tree.values, tree.meta)
+            iterate(state, seat, 1, k, 0.7, 0, 0, rng, tree.nodes, tree.values, tree.meta)
         trees.append(tree)
     assert np.array_equal(trees[0].nodes, trees[1].nodes)
     assert np.array_equal(trees[0].values, trees[1].values)
@@ -149,8 +154,8 @@ def test_tree_counts_are_consistent(game_name, determinize_each):
     state = random_position(make_game(game_name), 12)
     seat = state.to_move
     tree = Tree(3000)
-    run_iterations(state.array, seat, determinize_each, 1500, 0.7, 0, 1, make_rng(3),
-                   tree.nodes, tree.values, tree.meta)
+    iterate(state, seat, determinize_each, 1500, 0.7, 0, 1, make_rng(3),
+            tree.nodes, tree.values, tree.meta)
     nodes, values, n = tree.nodes, tree.values, tree.size
     assert nodes[T.ROOT, T.VISITS] == 1500
     children_visits = np.zeros(n, np.int64)
@@ -163,7 +168,7 @@ def test_tree_counts_are_consistent(game_name, determinize_each):
     assert np.all(children_visits[:n] <= nodes[:n, T.VISITS])
     assert children_visits[T.ROOT] == 1500  # every iteration leaves the root
     legal = sorted(make_game(game_name).state_from_array(state.array).legal_actions())
-    actions, visits, means, available = tree.root_statistics()
+    actions, visits, means, available = tree.root_statistics(state.game.kernels.MAX_ACTIONS)
     assert sorted(actions) == legal  # the seat's own options are the same in every world
     assert np.all((means >= 0) & (means <= 1))
 
@@ -178,7 +183,7 @@ def test_the_tree_ends_where_the_deal_ends_and_the_match_objective_plays_on():
         state.apply(state.legal_actions()[0])
     remaining = sum(bin(int(state.array[CK.HANDS + s])).count("1") for s in range(3))
     tree = Tree(5000)
-    run_iterations(state.array, state.to_move, 1, 3000, 0.7, 0, 1, make_rng(2), tree.nodes, tree.values,
+    iterate(state, state.to_move, 1, 3000, 0.7, 0, 1, make_rng(2), tree.nodes, tree.values,
                    tree.meta)
     depth = np.zeros(tree.size, np.int64)
     for node in range(1, tree.size):  # parents are always created before their children

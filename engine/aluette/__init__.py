@@ -1,8 +1,25 @@
-"""Aluette (la Vache), the five-deal partnership match (RULES.md §4): kernels and
-the Python game class.
+"""Aluette (la Vache) as a five-deal partnership match (docs/rules.md §4): the
+game's declaration.
 
 ``kernels`` holds the numba kernels, ``game`` the Python game class, ``pure``
-the plain-Python reference used by ``slagwerk bench``. The package imports
-nothing eagerly: the engine contract imports ``kernels`` while
-``engine.game`` is still initialising.
+the plain-Python reference used by ``slagwerk bench``. This file imports
+neither: the registry reads ``INFO`` alone.
 """
+
+from ..spec import GameInfo, OptionSpec
+
+INFO = GameInfo(
+    name="aluette",
+    game_id=3,
+    title="Aluette (la Vache)",
+    players="4, in teams",
+    options={
+        "first_dealer": OptionSpec(0, 0, 3, "dealer of the first deal", flag="--first-dealer"),
+    },
+    points="match points won by the seat's team per deal",
+    kernels=f"{__name__}.kernels",
+    game_class=f"{__name__}.game:Aluette",
+    team_game=True,
+    test_options=({}, {"first_dealer": 2}),
+    rules="docs/rules.md §4",
+)

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..cards import ALUETTE_DECK
 from ..errors import InvalidRecordError, InvalidViewError
-from ..game import DealLog, Game, OptionSpec, State
+from ..game import DealLog, Game, State
 from ..state import (
     CHANCE,
     DEAL_COMPLETE,
@@ -31,6 +31,7 @@ from ..views import (
     want_int_list,
     write_common,
 )
+from . import INFO
 from . import kernels as K
 
 GAME_KEYS = ("hand", "trick", "played", "tricks_won", "first_win", "last_win", "hand_sizes")
@@ -81,13 +82,11 @@ class Aluette(Game):
     (1, 9)
     """
 
-    name = "aluette"
+    info = INFO
+    name = INFO.name
     kernels = K
     deck = ALUETTE_DECK
-    team_game = True
-    option_specs = {
-        "first_dealer": OptionSpec(0, 0, K.N_SEATS - 1, "dealer of the first deal"),
-    }
+    option_specs = INFO.options
 
     # ------------------------------------------------------------ notation
     def action_text(self, state: State, action: int, seat: int | None = None) -> str:

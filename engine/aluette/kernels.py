@@ -50,8 +50,9 @@ from ..state import (
     TRICKS_DONE,
     build_layout,
 )
+from . import INFO
 
-GAME_ID = 3
+GAME_ID = INFO.game_id
 N_SEATS = 4
 N_SUITS = 4
 N_RANKS = 12

@@ -1,7 +1,25 @@
-"""Coins (Mark Steere, 2022): kernels and the Python game class.
+"""Coins (Mark Steere, 2022; docs/rules.md §1): the game's declaration.
 
 ``kernels`` holds the numba kernels, ``game`` the Python game class, ``pure``
-the plain-Python reference used by ``slagwerk bench``. The package imports
-nothing eagerly: the engine contract imports ``kernels`` while
-``engine.game`` is still initialising.
+the plain-Python reference and ``playout.c`` the C twin used by ``slagwerk
+bench``. This file imports neither: the registry reads ``INFO`` alone.
 """
+
+from ..spec import GameInfo, OptionSpec
+
+INFO = GameInfo(
+    name="coins",
+    game_id=0,
+    title="Coins (Mark Steere)",
+    players="3",
+    options={
+        "target": OptionSpec(10, 1, 1000, "coins that win the match", flag="--target"),
+        "first_dealer": OptionSpec(0, 0, 2, "dealer of the first deal", flag="--first-dealer"),
+    },
+    points="coins taken per deal (of 12)",
+    kernels=f"{__name__}.kernels",
+    game_class=f"{__name__}.game:Coins",
+    bench_options={"target": 1000},  # at the default target a random deal often ends the match early
+    test_options=({}, {"target": 3, "first_dealer": 2}),
+    rules="docs/rules.md §1",
+)

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..cards import COINS_DECK
 from ..errors import InvalidRecordError, InvalidViewError
-from ..game import Game, OptionSpec, State
+from ..game import Game, State
 from ..state import PHASE, PHASE_MATCH_OVER, PHASE_PLAY
 from ..views import (
     COMMON_KEYS,
@@ -20,6 +20,7 @@ from ..views import (
     want_cards,
     write_common,
 )
+from . import INFO
 from . import kernels as K
 
 VIEW_KEYS = COMMON_KEYS + ("hand", "trick", "played", "hand_sizes")
@@ -34,13 +35,11 @@ class Coins(Game):
     True
     """
 
-    name = "coins"
+    info = INFO
+    name = INFO.name
     kernels = K
     deck = COINS_DECK
-    option_specs = {
-        "target": OptionSpec(K.DEFAULT_TARGET, 1, 1000, "coins that win the match"),
-        "first_dealer": OptionSpec(0, 0, K.N_SEATS - 1, "dealer of the first deal"),
-    }
+    option_specs = INFO.options
 
     # ------------------------------------------------------------ notation
     def action_text(self, state: State, action: int, seat: int | None = None) -> str:

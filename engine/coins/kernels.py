@@ -38,8 +38,9 @@ from ..state import (
     TOTALS,
     build_layout,
 )
+from . import INFO
 
-GAME_ID = 0
+GAME_ID = INFO.game_id
 N_SEATS = 3
 N_SUITS = 4
 N_RANKS = 12
@@ -51,7 +52,7 @@ COINS_PER_DEAL = N_RANKS
 COINS_MASK = np.uint64(((1 << N_RANKS) - 1) << (SUIT_COINS * N_RANKS))
 ALL_CARDS = np.uint64((1 << DECK_SIZE) - 1)
 
-DEFAULT_TARGET = 10
+DEFAULT_TARGET = INFO.options["target"].default
 OPTION_NAMES = ("target", "first_dealer")
 DEAL_SIZE = DECK_SIZE
 """A deal vector lists the 48 cards: seat 0's 16, then seat 1's, then seat 2's."""

@@ -1,7 +1,24 @@
-"""Koetsieren (RULES.md §2): kernels and the Python game class.
+"""Koetsieren (docs/rules.md §2): the game's declaration.
 
 ``kernels`` holds the numba kernels, ``game`` the Python game class, ``pure``
-the plain-Python reference used by ``slagwerk bench``. The package imports
-nothing eagerly: the engine contract imports ``kernels`` while
-``engine.game`` is still initialising.
+the plain-Python reference used by ``slagwerk bench``. This file imports
+neither: the registry reads ``INFO`` alone.
 """
+
+from ..spec import GameInfo, OptionSpec
+
+INFO = GameInfo(
+    name="koetsieren",
+    game_id=1,
+    title="Koetsieren",
+    players="2-6",
+    options={
+        "players": OptionSpec(4, 2, 6, "number of players", flag="--players"),
+        "first_dealer": OptionSpec(0, 0, 5, "dealer of the first deal", flag="--first-dealer"),
+    },
+    points="penalty points per deal (lower is better)",
+    kernels=f"{__name__}.kernels",
+    game_class=f"{__name__}.game:Koetsieren",
+    test_options=tuple({"players": n, "first_dealer": n - 1} for n in range(2, 7)) + ({},),
+    rules="docs/rules.md §2",
+)

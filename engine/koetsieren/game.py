@@ -14,7 +14,7 @@ import numpy as np
 
 from ..cards import KOETSIEREN_DECK, UNKNOWN_CARD
 from ..errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError
-from ..game import Game, OptionSpec, State
+from ..game import Game, State
 from ..state import (
     DEAL_COMPLETE,
     LAST_TRICK_WINNER,
@@ -38,6 +38,7 @@ from ..views import (
     want_int_list,
     write_common,
 )
+from . import INFO
 from . import kernels as K
 
 VIEW_KEYS = COMMON_KEYS + ("trump_maker", "trump", "bids", "tricks_won", "hands", "trick", "played")
@@ -69,13 +70,11 @@ class Koetsieren(Game):
     ['bid:0', 'bid:1', 'bid:2']
     """
 
-    name = "koetsieren"
+    info = INFO
+    name = INFO.name
     kernels = K
     deck = KOETSIEREN_DECK
-    option_specs = {
-        "players": OptionSpec(K.DEFAULT_PLAYERS, K.MIN_PLAYERS, K.N_SEATS, "number of players"),
-        "first_dealer": OptionSpec(0, 0, K.N_SEATS - 1, "dealer of the first deal"),
-    }
+    option_specs = INFO.options
 
     @property
     def n_players(self) -> int:

@@ -60,12 +60,13 @@ from ..state import (
     TRICKS_DONE,
     build_layout,
 )
+from . import INFO
 
-GAME_ID = 1
+GAME_ID = INFO.game_id
 N_SEATS = MAX_SEATS
 """Most players a match can have; ``state[N_PLAYERS]`` holds the actual number."""
-MIN_PLAYERS = 2
-DEFAULT_PLAYERS = 4
+MIN_PLAYERS = INFO.options["players"].low
+DEFAULT_PLAYERS = INFO.options["players"].default
 N_SUITS = 4
 N_RANKS = 8
 DECK_SIZE = N_SUITS * N_RANKS

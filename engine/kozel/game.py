@@ -25,7 +25,7 @@ import numpy as np
 from ..bits import make_rng
 from ..cards import KOZEL_DECK, UNKNOWN_CARD
 from ..errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError
-from ..game import Game, OptionSpec, State
+from ..game import Game, State
 from ..state import (
     DEAL_COMPLETE,
     LAST_TRICK_WINNER,
@@ -47,6 +47,7 @@ from ..views import (
     want_cards,
     write_common,
 )
+from . import INFO
 from . import kernels as K
 
 VIEW_KEYS = COMMON_KEYS + (
@@ -102,13 +103,11 @@ class Kozel(Game):
     ['As', 'Th', '7h']
     """
 
-    name = "kozel"
+    info = INFO
+    name = INFO.name
     kernels = K
     deck = KOZEL_DECK
-    team_game = True
-    option_specs = {
-        "first_dealer": OptionSpec(0, 0, K.N_SEATS - 1, "dealer of the first deal"),
-    }
+    option_specs = INFO.options
 
     # ------------------------------------------------------------ notation
     def names_of(self, mask) -> list[str]:

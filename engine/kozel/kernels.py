@@ -61,8 +61,9 @@ from ..state import (
     TRICKS_DONE,
     build_layout,
 )
+from . import INFO
 
-GAME_ID = 2
+GAME_ID = INFO.game_id
 N_SEATS = 4
 N_TEAMS = 2
 N_SUITS = 4

@@ -1,0 +1,207 @@
+"""Generic kernels reach a game's kernels here, chosen while compiling.
+
+Playouts and search are written once over the engine contract
+(docs/design.md §2). They take the game id ``g`` as their first argument
+and call the functions below, ``dispatch.apply_action(g, state, action)``.
+Each is a numba ``overload`` that picks the game's own kernel from the
+registry *at compile time*, so ``g`` must be a compile-time constant (a
+numba literal): :func:`specialize` compiles a generic kernel for one game,
+and a run compiles only the games it plays. numba's disk cache serves these
+specialisations (passing kernels as arguments or closing over them is
+recompiled in every process instead).
+
+An unknown game id is a compile-time error, never a fall-through into
+another game's kernels, and costs nothing in the compiled loops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import typeof, types
+from numba.core.errors import TypingError
+from numba.extending import overload
+
+from .bits import rand_below
+from .errors import OptionError
+from .registry import info_by_id, kernels_by_id
+
+
+def _module(g, name: str):
+    if not isinstance(g, types.IntegerLiteral):
+        raise TypingError(f"dispatch.{name}: the game id must be a compile-time constant "
+                          f"(compile generic kernels through dispatch.specialize), not {g}")
+    try:
+        return kernels_by_id(g.literal_value)
+    except OptionError as err:
+        raise TypingError(f"dispatch.{name}: {err}") from None
+
+
+def _kernel(g, name: str):
+    return getattr(_module(g, name), name)
+
+
+def _python_call(name: str):
+    raise TypeError(f"dispatch.{name} runs only inside numba kernels (Python code calls the "
+                    f"game's own kernels: contract.kernels_of(state))")
+
+
+# One stub and one overload per contract kernel: numba's inliner cannot
+# forward ``*args`` through a closure, so the argument lists are written out.
+
+
+def random_deal(g, state, rng, out):
+    """The game's ``random_deal`` (docs/design.md §2)."""
+    _python_call("random_deal")
+
+
+@overload(random_deal, prefer_literal=True, inline="always")
+def _random_deal(g, state, rng, out):
+    kernel = _kernel(g, "random_deal")
+    return lambda g, state, rng, out: kernel(state, rng, out)
+
+
+def apply_deal(g, state, deal):
+    """The game's ``apply_deal``."""
+    _python_call("apply_deal")
+
+
+@overload(apply_deal, prefer_literal=True, inline="always")
+def _apply_deal(g, state, deal):
+    kernel = _kernel(g, "apply_deal")
+    return lambda g, state, deal: kernel(state, deal)
+
+
+def legal_actions(g, state, out):
+    """The game's ``legal_actions``."""
+    _python_call("legal_actions")
+
+
+@overload(legal_actions, prefer_literal=True, inline="always")
+def _legal_actions(g, state, out):
+    kernel = _kernel(g, "legal_actions")
+    return lambda g, state, out: kernel(state, out)
+
+
+def apply_action(g, state, action):
+    """The game's ``apply_action``."""
+    _python_call("apply_action")
+
+
+@overload(apply_action, prefer_literal=True, inline="always")
+def _apply_action(g, state, action):
+    kernel = _kernel(g, "apply_action")
+    return lambda g, state, action: kernel(state, action)
+
+
+def returns(g, state, objective, out):
+    """The game's ``returns``."""
+    _python_call("returns")
+
+
+@overload(returns, prefer_literal=True, inline="always")
+def _returns(g, state, objective, out):
+    kernel = _kernel(g, "returns")
+    return lambda g, state, objective, out: kernel(state, objective, out)
+
+
+def determinize(g, state, observer, rng):
+    """The game's ``determinize``."""
+    _python_call("determinize")
+
+
+@overload(determinize, prefer_literal=True, inline="always")
+def _determinize(g, state, observer, rng):
+    kernel = _kernel(g, "determinize")
+    return lambda g, state, observer, rng: kernel(state, observer, rng)
+
+
+def heuristic_action(g, state, rng):
+    """The game's ``heuristic_action``."""
+    _python_call("heuristic_action")
+
+
+@overload(heuristic_action, prefer_literal=True, inline="always")
+def _heuristic_action(g, state, rng):
+    kernel = _kernel(g, "heuristic_action")
+    return lambda g, state, rng: kernel(state, rng)
+
+
+def random_action(g, state, rng, actions):
+    """A uniformly random legal action: the game's ``random_action``, or a pick
+    from its legal actions (written into ``actions``) for a game without one."""
+    _python_call("random_action")
+
+
+@overload(random_action, prefer_literal=True, inline="always")
+def _random_action(g, state, rng, actions):
+    module = _module(g, "random_action")
+    fast = getattr(module, "random_action", None)
+    if fast is not None:
+        return lambda g, state, rng, actions: fast(state, rng)
+    legal = module.legal_actions
+
+    def pick(g, state, rng, actions):
+        return actions[rand_below(rng, legal(state, actions))]
+
+    return pick
+
+
+def observed_actions(g, state, actions, n, observer, keys):
+    """The game's optional ``observed_actions``; False (``keys`` untouched) for a
+    game whose actions are all seen whole."""
+    _python_call("observed_actions")
+
+
+@overload(observed_actions, prefer_literal=True, inline="always")
+def _observed_actions(g, state, actions, n, observer, keys):
+    kernel = getattr(_module(g, "observed_actions"), "observed_actions", None)
+    if kernel is None:
+        return lambda g, state, actions, n, observer, keys: False
+    return lambda g, state, actions, n, observer, keys: kernel(state, actions, n, observer, keys)
+
+
+def _constant(name: str, value_of):
+    def stub(g):
+        _python_call(name)
+
+    stub.__name__ = stub.__qualname__ = name
+
+    @overload(stub, prefer_literal=True, inline="always")
+    def _choose(g):
+        value = value_of(_module(g, name))
+        return lambda g: value
+
+    return stub
+
+
+hides_actions = _constant("hides_actions", lambda m: hasattr(m, "observed_actions"))
+"""True for a game with ``observed_actions``: search asks only there."""
+max_actions = _constant("max_actions", lambda m: np.int64(m.MAX_ACTIONS))
+"""Room for the game's legal actions (size of an ``actions`` buffer)."""
+deal_size = _constant("deal_size", lambda m: np.int64(m.DEAL_SIZE))
+"""Length of the game's deal vector."""
+
+
+# ------------------------------------------------------------------ Python side
+
+_SPECIALISED: dict[tuple, object] = {}
+
+
+def specialize(kernel, game_id: int, *args):
+    """The generic ``kernel`` compiled (or loaded from the cache) for game
+    ``game_id`` and the types of ``args``; call it as ``fn(game_id, *args)``.
+
+    :raises OptionError: for an unknown game id, before anything compiles.
+    """
+    game_id = info_by_id(game_id).game_id
+    argtypes = tuple(typeof(a) for a in args)
+    key = (kernel, game_id, argtypes)
+    compiled = _SPECIALISED.get(key)
+    if compiled is None:
+        compiled = _SPECIALISED[key] = kernel.compile((types.literal(game_id), *argtypes))
+    return compiled
+
+
+def call(kernel, game_id: int, *args):
+    """Run the generic ``kernel`` for game ``game_id`` once (see :func:`specialize`)."""
+    return specialize(kernel, game_id, *args)(int(game_id), *args)

@@ -1,0 +1,120 @@
+"""The game registry: every game by name and id, from the games' own declarations.
+
+A built-in game is one line of :data:`GAME_PACKAGES`; its package declares
+``INFO`` (a :class:`~slagwerk.engine.spec.GameInfo`). Another game (a
+plugin, a test's toy game) calls :func:`register_game` with its own
+``GameInfo``. Names and ids are unique; reading the registry imports no
+kernels: :func:`kernels_by_id` and :func:`game_class` import them on first
+use, so a run compiles only the games it plays.
+
+>>> from slagwerk.engine import registry
+>>> [info.name for info in registry.game_infos()]
+['coins', 'koetsieren', 'kozel', 'aluette']
+>>> registry.game_info("kozel").team_game
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import import_module
+
+from .errors import OptionError
+from .spec import GameInfo
+
+GAME_PACKAGES = (
+    "coins",
+    "koetsieren",
+    "kozel",
+    "aluette",
+)
+"""The built-in games: packages of ``slagwerk.engine`` that declare ``INFO``."""
+
+_BY_NAME: dict[str, GameInfo] = {}
+_BY_ID: dict[int, GameInfo] = {}
+_LOADED = False
+
+
+def register_game(info: GameInfo) -> GameInfo:
+    """Add a game; its name and id must be new (registering the same
+    ``GameInfo`` again is allowed and changes nothing)."""
+    _load_builtin()
+    return _register(info)
+
+
+def _register(info: GameInfo) -> GameInfo:
+    if not isinstance(info, GameInfo):
+        raise TypeError(f"register_game takes a GameInfo, not {type(info).__name__}")
+    for table, key, what in ((_BY_NAME, info.name, "name"), (_BY_ID, info.game_id, "id")):
+        known = table.get(key)
+        if known is not None and known != info:
+            raise ValueError(f"game {what} {key!r} is taken by {known.name!r}")
+    _BY_NAME[info.name] = info
+    _BY_ID[info.game_id] = info
+    return info
+
+
+def _load_builtin() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    for package in GAME_PACKAGES:
+        _register(import_module(f"{__package__}.{package}").INFO)
+
+
+def game_infos() -> tuple[GameInfo, ...]:
+    """Every registered game, built-in games first in :data:`GAME_PACKAGES` order."""
+    _load_builtin()
+    return tuple(_BY_NAME.values())
+
+
+def game_names() -> tuple[str, ...]:
+    return tuple(info.name for info in game_infos())
+
+
+def game_info(name: str) -> GameInfo:
+    """The game called ``name``; :class:`OptionError` naming the games otherwise."""
+    _load_builtin()
+    try:
+        return _BY_NAME[name]
+    except (KeyError, TypeError):
+        raise OptionError(f"unknown game {name!r} (games: {', '.join(_BY_NAME)})") from None
+
+
+def info_by_id(game_id: int) -> GameInfo:
+    """The game with id ``game_id``; :class:`OptionError` for an unknown id."""
+    _load_builtin()
+    try:
+        return _BY_ID[int(game_id)]
+    except (KeyError, TypeError, ValueError):
+        raise OptionError(f"unknown game id {game_id!r} (ids: {sorted(_BY_ID)})") from None
+
+
+def kernels_by_id(game_id: int):
+    """The kernel module of the game with id ``game_id`` (imported on first use)."""
+    return import_module(info_by_id(game_id).kernels)
+
+
+def game_class(name: str):
+    """The Python class of the game called ``name`` (imported on first use)."""
+    module, _, cls = game_info(name).game_class.partition(":")
+    return getattr(import_module(module), cls)
+
+
+class GameClasses(Mapping):
+    """Read-only mapping of every game's name to its class, imported on access."""
+
+    def __getitem__(self, name):
+        if name not in game_names():
+            raise KeyError(name)
+        return game_class(name)
+
+    def __iter__(self):
+        return iter(game_names())
+
+    def __len__(self):
+        return len(game_infos())
+
+    def __contains__(self, name):
+        return isinstance(name, str) and name in game_names()
