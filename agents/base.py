@@ -1,6 +1,6 @@
 """The agent interface: ``agents.make(name, game, **params)`` and ``act(view)``.
 
-An agent decides from a seat's JSON view only (DESIGN.md, **Contract**): it
+An agent decides from a seat's JSON view only (docs/design.md §4, **Contract**): it
 never sees the true state. Agents are stateless between decisions; every
 random choice draws from a generator derived from the agent's seed and the
 position in the view, so the same seed and view always give the same action.
@@ -20,7 +20,13 @@ from ..engine.game import Game, State
 
 @dataclass(frozen=True)
 class ParamSpec:
-    """An agent parameter: its type, default, range (inclusive) and meaning."""
+    """An agent parameter: its type, default, range (inclusive) and meaning.
+
+    ``cap`` names the server limit (a field of
+    :class:`~slagwerk.agents.protocol.Limits`, e.g. ``"max_iterations"``) that
+    bounds this parameter in requests to ``slagwerk bot`` and ``slagwerk
+    serve``: a parameter that sizes work or memory must name one.
+    """
 
     kind: type
     default: Any
@@ -28,6 +34,7 @@ class ParamSpec:
     low: float | None = None
     high: float | None = None
     choices: tuple = ()
+    cap: str | None = None
 
     def convert(self, agent: str, name: str, value):
         """``value`` (text or Python) as this parameter's type; :class:`SpecError` if bad."""
@@ -91,6 +98,12 @@ class Agent:
     def __repr__(self):
         opts = ",".join(f"{k}={v}" for k, v in self.config.items())
         return f"{self.name}({opts})" if opts else self.name
+
+    def resource_use(self) -> list[tuple[str, Any, str]]:
+        """What this agent's settings ask of a server: ``(what, amount, limit)`` for
+        every parameter with a ``cap``, ``limit`` naming the
+        :class:`~slagwerk.agents.protocol.Limits` field the amount may not exceed."""
+        return [(key, self.config[key], spec.cap) for key, spec in self.params.items() if spec.cap]
 
     def act(self, view: dict) -> str:
         """The action (notation) this agent plays from ``view``."""

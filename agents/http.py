@@ -11,22 +11,34 @@ agents run in a pool of ``slagwerk bot`` worker processes, and a worker that
 overruns is killed and replaced, and the client gets a 504 error. A numba
 kernel cannot be interrupted inside a thread, so a process is the only way
 to keep that promise; it also means a crash inside an agent costs one worker,
-never the server. A client that stalls while sending is dropped after
-``socket_timeout`` seconds.
+never the server.
 
 Status codes: 200 with ``{"id", "action"}``; 400 with ``{"id", "error"}`` for a
-bad request; 404/405/411/413 for a wrong path, method, missing length or
-oversized body; 500 if a worker died; 503 if no worker was free in time;
-504 if the time limit ran out.
+bad request or a ``Content-Length`` that is not plain digits; 404/405/411/413
+for a wrong path, a method the path does not take (with an ``Allow``
+header), a missing length or an oversized body; 500 if a worker died; 503 if no worker was free in time;
+504 if the time limit ran out. Every answer, errors of HTTP itself included,
+has a JSON body.
+
+Exposure. The server binds to loopback unless it is told ``public=True``
+(``slagwerk serve --public``): it has no authentication, so anyone who can
+reach it can use the machine's CPU. A client must send each whole request
+(line, headers and body) within ``socket_timeout`` seconds, however slowly
+its bytes trickle in, and the listen backlog takes a burst of clients.
 """
 
 from __future__ import annotations
 
+import io
+import ipaddress
+import math
+import socket
 import sys
 import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from ..engine.errors import SlagwerkError
 from .protocol import (
     NO_DEFAULTS,
     Defaults,
@@ -47,6 +59,31 @@ ACT_PATH = "/v1/act"
 INFO_PATH = "/v1/info"
 DRAIN_LIMIT_BYTES = 1 << 24
 """An oversized body up to this size is read and dropped before the 413 answer."""
+LISTEN_BACKLOG = 512
+"""Connections the kernel queues before the server accepts them (a burst of clients)."""
+ALLOWED_METHODS = {INFO_PATH: "GET", ACT_PATH: "POST"}
+"""The one method each path takes; any other is answered 405 with an ``Allow`` header."""
+
+
+class BindError(SlagwerkError):
+    """The server was asked to listen on an address that is not loopback without ``public``."""
+
+
+def is_loopback(host: str) -> bool:
+    """True if every address ``host`` names is a loopback address (``127.0.0.1``,
+    ``localhost``, ``::1``); an empty host (every interface) or an unknown name is not."""
+    if not host:
+        return False
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return False
+    return bool(infos) and all(
+        ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_loopback for info in infos)
 
 
 class BotServer(ThreadingHTTPServer):
@@ -58,18 +95,23 @@ class BotServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
                  limits: Limits | None = None, time_limit_ms: int = 30_000, workers: int = 1,
                  defaults: Defaults = NO_DEFAULTS, worker_argv: list[str] | None = None,
-                 socket_timeout: float = 10.0, log_requests: bool = False):
+                 socket_timeout: float = 10.0, log_requests: bool = False, public: bool = False):
         if time_limit_ms < 1:
             raise ValueError(f"time_limit_ms must be positive, not {time_limit_ms!r}")
+        if not public and not is_loopback(host):
+            raise BindError(f"{host!r} is not a loopback address: a server there has no "
+                            f"authentication and serves anyone who can reach it (public=True allows it)")
         # A time budget must leave room for the rest of the request under the limit.
         self.limits = limits or Limits(max_time_ms=max(1, time_limit_ms * 4 // 5))
         self.time_limit_ms = time_limit_ms
         self.socket_timeout = socket_timeout
         self.log_requests = log_requests
+        self.defaults = defaults
         self.pool = WorkerPool(worker_argv or bot_command(self.limits, defaults), workers, time_limit_ms)
         try:
             super().__init__((host, port), _Handler)
@@ -88,11 +130,31 @@ class BotServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
     def info(self) -> dict:
-        return {**hello(self.limits), "time_limit_ms": self.time_limit_ms}
+        return {**hello(self.limits, self.defaults), "time_limit_ms": self.time_limit_ms}
 
     def close(self) -> None:
         self.server_close()
         self.pool.close()
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A connection's incoming bytes under one deadline per request: every read
+    waits at most until ``deadline`` (``time.monotonic``), so a client that
+    trickles its request byte by byte is dropped as surely as one that stalls."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+        self.deadline = math.inf
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("the client did not send its whole request in time")
+        self.sock.settimeout(remaining)
+        return self.sock.recv_into(buffer)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -102,44 +164,80 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # headers and body go out as two writes: no 40 ms ACK delay
 
     def setup(self):
-        self.timeout = self.server.socket_timeout  # drop a client that stalls mid-request
+        self.timeout = self.server.socket_timeout
         super().setup()
+        # Reads go through a deadline for the whole request (handle_one_request sets it).
+        self.rfile.close()
+        self._reader = _DeadlineReader(self.connection)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self):
+        # The request line, headers and body must all arrive within the socket timeout
+        # (an idle keep-alive connection is dropped after it too); a TimeoutError from
+        # a read ends the connection (BaseHTTPRequestHandler catches it).
+        self._reader.deadline = time.monotonic() + self.server.socket_timeout
+        super().handle_one_request()
 
     def log_message(self, format, *args):  # noqa: A002 - the base class's signature
         if self.server.log_requests:
             super().log_message(format, *args)
 
-    def _send(self, status: int, answer: dict, close: bool = False) -> None:
+    def _send(self, status: int, answer: dict, close: bool = False, headers: dict | None = None) -> None:
         body = (encode(answer) + "\n").encode("utf-8")
+        self.connection.settimeout(self.server.socket_timeout)  # not what was left of the deadline
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
         if close:
             self.send_header("Connection", "close")
             self.close_connection = True
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def send_error(self, code, message=None, explain=None):
+        """HTTP's own errors (a bad request line, an unknown method, headers too long)
+        as JSON like every other answer; the connection is then closed."""
+        try:
+            short = HTTPStatus(code).phrase
+        except ValueError:
+            short = "error"
+        self._send(code, error_answer(None, message or short), close=True)
 
     def _path(self) -> str:
         return self.path.split("?", 1)[0]
 
+    def _method_not_allowed(self, close: bool = True) -> None:
+        path = self._path()
+        allow = ALLOWED_METHODS.get(path)
+        if allow is None:
+            self._not_found(close=close)
+            return
+        self._send(HTTPStatus.METHOD_NOT_ALLOWED,
+                   error_answer(None, f"use {allow} for {path} (not {self.command})"),
+                   close=close, headers={"Allow": allow})
+
+    # Methods the server does not take: 405 naming the path's method (404 for an unknown
+    # path). The connection closes, since the request may carry a body that is not read.
+    do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = _method_not_allowed
+
     def do_GET(self):
+        # A GET carries no body this server reads: if it says it has one, close afterwards.
+        close = bool(self.headers.get("Transfer-Encoding")) or self.headers.get(
+            "Content-Length", "0").strip() != "0"
         if self._path() == INFO_PATH:
-            self._send(HTTPStatus.OK, self.server.info())
-        elif self._path() == ACT_PATH:
-            self._send(HTTPStatus.METHOD_NOT_ALLOWED, error_answer(None, f"use POST for {ACT_PATH}"))
+            self._send(HTTPStatus.OK, self.server.info(), close=close)
         else:
-            self._not_found()
+            self._method_not_allowed(close=close)
 
     def do_POST(self):
         body = self._read_body()
         if body is None:
             return
-        if self._path() == INFO_PATH:
-            self._send(HTTPStatus.METHOD_NOT_ALLOWED, error_answer(None, f"use GET for {INFO_PATH}"))
-            return
         if self._path() != ACT_PATH:
-            self._not_found()
+            self._method_not_allowed(close=False)
             return
         deadline = time.monotonic() + self.server.time_limit_ms / 1000.0
         try:
@@ -163,23 +261,25 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _read_body(self) -> bytes | None:
         limit = self.server.limits.max_request_bytes
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            self._send(HTTPStatus.LENGTH_REQUIRED,
-                       error_answer(None, "send the body with a Content-Length, not chunked"), close=True)
+        if self.headers.get("Transfer-Encoding") is not None:
+            self._send(HTTPStatus.LENGTH_REQUIRED, error_answer(
+                None, "send the body with a Content-Length, not a Transfer-Encoding"), close=True)
             return None
-        length_text = self.headers.get("Content-Length")
-        if length_text is None:
+        lengths = self.headers.get_all("Content-Length") or []
+        if not lengths:
             self._send(HTTPStatus.LENGTH_REQUIRED,
                        error_answer(None, "a request needs a Content-Length header"), close=True)
             return None
-        try:
-            length = int(length_text)
-            if length < 0:
-                raise ValueError
-        except ValueError:
+        length_text = lengths[0].strip(" \t")
+        # Strict: ASCII digits only (int() would take '1_0', ' +3' or Unicode digits), one header.
+        if len(lengths) > 1 or not (length_text.isascii() and length_text.isdigit()) \
+                or len(length_text) > 18:
+            shown = ", ".join(lengths)[:40]
             self._send(HTTPStatus.BAD_REQUEST,
-                       error_answer(None, f"bad Content-Length {length_text[:40]!r}"), close=True)
+                       error_answer(None, f"bad Content-Length {shown!r}: one count of bytes in ASCII "
+                                          f"digits"), close=True)
             return None
+        length = int(length_text)
         if length > limit:
             self._drain(min(length, DRAIN_LIMIT_BYTES))
             self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
@@ -187,7 +287,7 @@ class _Handler(BaseHTTPRequestHandler):
                        close=True)
             return None
         body = self.rfile.read(length)
-        if len(body) < length:  # the client hung up or stalled (socket timeout)
+        if len(body) < length:  # the client hung up
             self.close_connection = True
             return None
         return body
@@ -204,6 +304,7 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             return
 
-    def _not_found(self):
+    def _not_found(self, close: bool = False):
         self._send(HTTPStatus.NOT_FOUND, error_answer(
-            None, f"no such path {self._path()[:80]!r} (paths: GET {INFO_PATH}, POST {ACT_PATH})"))
+            None, f"no such path {self._path()[:80]!r} (paths: GET {INFO_PATH}, POST {ACT_PATH})"),
+            close=close)

@@ -1,4 +1,4 @@
-"""The bot protocol (DESIGN.md, **Contract**): requests and answers as JSON objects.
+"""The bot protocol (docs/protocol.md, **Contract**): requests and answers as JSON objects.
 
 Both transports use this module: ``slagwerk bot`` reads one request per line
 on standard input (:mod:`slagwerk.agents.stdio`) and ``slagwerk serve`` takes
@@ -37,13 +37,15 @@ import json
 import math
 import sys
 import traceback
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .. import __version__
 from ..engine import GAMES, make_game
 from ..engine.errors import IllegalActionError, InvalidViewError, SlagwerkError, SpecError
+from ..search.tree import NODE_FIELDS
 from .registry import AGENTS, agent_class, make, parse_spec
 
 PROTOCOL = "slagwerk-bot"
@@ -68,30 +70,64 @@ class ProtocolError(SlagwerkError):
     """A request is malformed: not JSON, not an object, a missing, unknown or bad field."""
 
 
+NODE_BYTES = (NODE_FIELDS + 1) * 8
+"""Bytes of one search-tree node (its int64 fields and its float64 value)."""
+
+
 @dataclass(frozen=True)
 class Limits:
-    """What a server accepts: the longest request and the largest time budget.
+    """What a server accepts: the longest request and the most work and memory
+    one ``act`` request may ask for.
 
-    ``max_request_bytes`` bounds a request line (stdio) or body (HTTP);
-    ``max_time_ms`` bounds an ``act`` request's ``time_ms`` budget (from the
-    request or the agent spec) so that no request asks for more time than the
-    server allows.
+    ``max_request_bytes`` bounds a request line (stdio) or body (HTTP). The
+    others cap the agent parameters that size a decision, whether they come
+    from the request's budgets, the agent spec or a parameter set (each
+    agent parameter names its cap, :attr:`ParamSpec.cap`): ``max_time_ms``
+    the ``time_ms`` budget, ``max_iterations`` the search iterations (for
+    ``pimc`` also ``worlds * iterations_per_world``), ``max_nodes`` the tree
+    size ``node_cap`` (so a tree never holds more than ``max_nodes *
+    NODE_BYTES`` bytes) and ``max_worlds`` the ``pimc`` worlds. A request over
+    a cap is refused before any work starts.
     """
 
     max_request_bytes: int = 1 << 20
     max_time_ms: int = 60_000
+    max_iterations: int = 1_000_000
+    max_nodes: int = 1 << 20
+    max_worlds: int = 10_000
 
     def describe(self) -> dict:
-        return {"max_request_bytes": self.max_request_bytes, "max_time_ms": self.max_time_ms}
+        return {"max_request_bytes": self.max_request_bytes, "max_time_ms": self.max_time_ms,
+                "max_iterations": self.max_iterations, "max_nodes": self.max_nodes,
+                "max_tree_bytes": self.max_nodes * NODE_BYTES, "max_worlds": self.max_worlds}
+
+    def check(self, agent) -> None:
+        """:class:`SpecError` naming the parameter, its value and the cap if ``agent``'s
+        settings ask for more than these limits allow."""
+        for what, amount, limit in agent.resource_use():
+            cap = getattr(self, limit, None) if limit.startswith("max_") else None
+            if not isinstance(cap, (int, float)):
+                raise SpecError(f"agent {agent.name!r}: {what} has no limit {limit!r} on this server")
+            if amount > cap:
+                raise SpecError(f"{what}={_number(amount)} is more than this server allows "
+                                f"({limit} is {_number(cap)})")
+
+
+def _number(value) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
 @dataclass(frozen=True)
 class Defaults:
     """Values used when an ``act`` request leaves out ``game`` or ``agent``
-    (``slagwerk bot --game G --agent SPEC``)."""
+    (``slagwerk bot --game G --agent SPEC``), and the server's parameter sets
+    (``--params NAME=FILE``, loaded at start by
+    :func:`~slagwerk.agents.registry.load_parameter_sets`) that a spec names
+    as ``params=NAME``."""
 
     game: str | None = None
     agent: str | None = None
+    parameter_sets: Mapping[str, tuple] = field(default_factory=dict)
 
 
 DEFAULT_LIMITS = Limits()
@@ -165,7 +201,7 @@ def handle(request, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEF
     try:
         kind = _check_request(request)
         if kind == "hello":
-            return {"id": rid, **hello(limits)}
+            return {"id": rid, **hello(limits, defaults)}
         if kind == "quit":
             return {"id": rid, "ok": True}
         return {"id": rid, **act(request, limits, defaults)}
@@ -199,8 +235,8 @@ def _check_request(request) -> str:
     return kind
 
 
-def hello(limits: Limits = DEFAULT_LIMITS) -> dict:
-    """The ``hello`` answer (without ``id``): version, games, agents, limits."""
+def hello(limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEFAULTS) -> dict:
+    """The ``hello`` answer (without ``id``): version, games, agents, parameter sets, limits."""
     games = {}
     for name, cls in GAMES.items():
         games[name] = {
@@ -225,6 +261,8 @@ def hello(limits: Limits = DEFAULT_LIMITS) -> dict:
         "slagwerk": __version__,
         "games": games,
         "agents": agents,
+        "parameter_sets": {name: {"agent": agent}
+                           for name, (agent, _) in sorted(defaults.parameter_sets.items())},
         "limits": limits.describe(),
     }
 
@@ -286,7 +324,7 @@ def act(request: dict, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_
             f"legal actions for seat {seat}: {legal}"
         )
 
-    agent = _make_agent(spec, game, seed, request, limits)
+    agent = _make_agent(spec, game, seed, request, limits, defaults)
     decision = agent.decide({**view, "legal_actions": legal})
     action = _legal_answer(agent, state, seat, decision.action, legal)
     answer = {"action": action}
@@ -295,7 +333,7 @@ def act(request: dict, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_
     return answer
 
 
-def _make_agent(spec: str, game, seed: int, request: dict, limits: Limits):
+def _make_agent(spec: str, game, seed: int, request: dict, limits: Limits, defaults: Defaults):
     name, _, _ = parse_spec(spec)
     cls = agent_class(name)
     if cls.cheating:
@@ -311,12 +349,8 @@ def _make_agent(spec: str, game, seed: int, request: dict, limits: Limits):
             have = ", ".join(b for b in BUDGET_FIELDS if b in cls.params) or "none"
             raise SpecError(f"agent {name!r} takes no {key!r} budget (its budgets: {have})")
         budgets[key] = value
-    agent = make(spec, game, seed=seed, **budgets)
-    time_ms = agent.config.get("time_ms")
-    if isinstance(time_ms, (int, float)) and time_ms > limits.max_time_ms:
-        raise SpecError(
-            f"time_ms={time_ms} is more than this server allows ({limits.max_time_ms} ms)"
-        )
+    agent = make(spec, game, seed=seed, parameter_sets=defaults.parameter_sets, **budgets)
+    limits.check(agent)  # every cap, before any work starts
     return agent
 
 
@@ -384,6 +418,18 @@ def _jsonable(value):
 def encode(answer: dict) -> str:
     """One answer as a single line of JSON (no newline)."""
     return json.dumps(answer, separators=(", ", ": "), allow_nan=False)
+
+
+def check_settings(limits: Limits, defaults: Defaults = NO_DEFAULTS) -> None:
+    """:class:`SpecError` if a server's own settings break its limits: the default
+    agent and every parameter set that names its agent are built and checked
+    at start, so that a bad command line fails there and not in requests."""
+    game = make_game(defaults.game if defaults.game in GAMES else next(iter(GAMES)))
+    specs = [f"{agent}:params={name}" for name, (agent, _) in defaults.parameter_sets.items() if agent]
+    if defaults.agent:
+        specs.append(defaults.agent)
+    for spec in specs:
+        limits.check(make(spec, game, parameter_sets=defaults.parameter_sets))
 
 
 def warm_up(limits: Limits = DEFAULT_LIMITS) -> int:

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from ..engine.errors import SpecError
 from ..engine.game import Game
@@ -34,29 +35,34 @@ def register(cls: type[Agent]) -> type[Agent]:
     return cls
 
 
+MAX_PARAMS_FILE_BYTES = 1 << 20
+"""The largest parameter file ``@FILE`` or ``--params NAME=FILE`` reads."""
+_PARTNER_SPLIT = re.compile(r"\+(?=[A-Za-z])")
+"""Where a tournament entry ``A+B`` splits (as :func:`slagwerk.experiments.runner.partner_specs`)."""
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+"""A parameter set's name (``--params NAME=FILE``)."""
+
+
 def parse_spec(spec: str) -> tuple[str, dict, str]:
     """Split ``name`` or ``name:key=value,key=value`` into (name, params, label).
 
     Values stay text; :func:`make` converts them. ``label=...`` sets the label,
-    which otherwise is the spec text itself. An item ``@FILE`` loads parameters
-    from a JSON file: a tuning run's ``best.json`` (``{"agent": ..., "params":
-    {...}}``) or a plain object of parameters; ``key=value`` items override them
-    (``ismcts:@best.json,iterations=5000``).
+    which otherwise is the spec text itself. A spec names values only: ``@``
+    anywhere in it is an error, and no file is ever opened here (``@FILE``
+    is a command-line convenience that :func:`resolve_spec_files` turns into
+    values where a command starts).
     """
     if not isinstance(spec, str) or not spec.strip():
         raise SpecError(f"an agent spec is text like 'ismcts:iterations=2000', not {spec!r}")
     spec = spec.strip()
+    if "@" in spec:
+        raise SpecError(f"agent spec {spec[:80]!r}: '@' is not allowed here: a spec names values, "
+                        f"never files (@FILE works only in command-line options)")
     name, _, rest = spec.partition(":")
     params: dict[str, str] = {}
     label = spec
     if rest:
-        loaded: dict[str, str] = {}
         for item in rest.split(","):
-            if item.strip().startswith("@"):
-                if loaded:
-                    raise SpecError(f"agent spec {spec!r} loads parameters from two files")
-                loaded = _params_from_file(spec, name.strip(), item.strip()[1:])
-                continue
             key, eq, value = item.partition("=")
             if not eq or not key.strip():
                 raise SpecError(f"agent spec {spec!r}: {item!r} is not key=value")
@@ -67,29 +73,129 @@ def parse_spec(spec: str) -> tuple[str, dict, str]:
                 label = value.strip()
             else:
                 params[key] = value.strip()
-        params = {**loaded, **params}
     return name.strip(), params, label
 
 
-def _params_from_file(spec: str, agent: str, path: str) -> dict[str, str]:
-    """The parameters stored in JSON file ``path`` (see :func:`parse_spec`), as text."""
+def resolve_spec_files(spec: str) -> str:
+    """``spec`` with its ``@FILE`` item replaced by the file's parameters, as plain
+    ``key=value`` items: what a command does once, where it starts, with the
+    specs of its command line (never with a request's).
+
+    ``ismcts:@best.json,iterations=5000`` loads a tuning run's ``best.json``
+    (``{"agent": ..., "params": {...}}``) or a plain JSON object of parameters;
+    the spec's own ``key=value`` items override the file's. A tournament entry
+    ``A+B`` has each part resolved. A spec without ``@`` comes back unchanged,
+    and the result never contains ``@``:
+
+    >>> resolve_spec_files("ismcts:iterations=2000")
+    'ismcts:iterations=2000'
+    """
+    if not isinstance(spec, str) or "@" not in spec:
+        return spec
+    return "+".join(_resolve_part(part) for part in _PARTNER_SPLIT.split(spec.strip()))
+
+
+def _resolve_part(spec: str) -> str:
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip()
+    items = rest.split(",") if rest else []
+    files = [item.strip()[1:] for item in items if item.strip().startswith("@")]
+    if not files:
+        parse_spec(spec)  # a stray '@' (not an item @FILE): the parser's one-line error
+        return spec
+    if len(files) > 1:
+        raise SpecError(f"agent spec {spec!r} loads parameters from two files")
+    own = ",".join(item for item in items if not item.strip().startswith("@"))
+    _, params, label = parse_spec(f"{name}:{own}" if own else name)
+    _, loaded = load_params_file(files[0], name)
+    resolved = {**loaded, **params}
+    text = ",".join(f"{key}={value}" for key, value in resolved.items())
+    out = f"{name}:{text}" if text else name
+    if label != (f"{name}:{own}" if own else name):
+        out += f",label={label}" if text else f":label={label}"
+    if "@" in out or parse_spec(out)[1] != resolved or len(_PARTNER_SPLIT.split(out)) != 1:
+        raise SpecError(f"agent spec {spec!r}: the parameters of {files[0]!r} cannot be written as "
+                        f"key=value items of a spec ({text[:120]!r})")
+    return out
+
+
+def load_params_file(path: str, agent: str | None = None) -> tuple[str | None, dict[str, str]]:
+    """``(agent, parameters)`` stored in JSON file ``path``, the values as text.
+
+    The file is a tuning run's ``best.json`` (``{"agent": ..., "params":
+    {...}}``; ``agent`` must then match ``agent`` when given) or a plain object
+    of parameter values (its agent is ``None``). For command lines only: a
+    request never names a file.
+    """
+    where = f"parameter file {path!r}"
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_PARAMS_FILE_BYTES + 1)
     except OSError as err:
-        raise SpecError(f"agent spec {spec!r}: cannot read {path!r}: {err.strerror or err}") from None
+        raise SpecError(f"cannot read {where}: {err.strerror or err}") from None
+    if len(raw) > MAX_PARAMS_FILE_BYTES:
+        raise SpecError(f"{where} is larger than {MAX_PARAMS_FILE_BYTES} bytes")
+    try:
+        data = json.loads(raw.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise SpecError(f"agent spec {spec!r}: {path!r} is not JSON: {err}") from None
+        raise SpecError(f"{where} is not JSON: {err}") from None
+    stored = None
     if isinstance(data, dict) and "params" in data:
-        if data.get("agent", agent) != agent:
-            raise SpecError(f"agent spec {spec!r}: {path!r} holds parameters of {data['agent']!r}, "
-                            f"not {agent!r}")
+        stored = data.get("agent")
+        if stored is not None and not isinstance(stored, str):
+            raise SpecError(f"{where}: 'agent' must be an agent's name, not {stored!r}")
+        if agent is not None and stored is not None and stored != agent:
+            raise SpecError(f"{where} holds parameters of {stored!r}, not {agent!r}")
         data = data["params"]
     if not isinstance(data, dict) or not all(
             isinstance(v, (str, int, float, bool)) for v in data.values()):
-        raise SpecError(f"agent spec {spec!r}: {path!r} must hold an object of parameter values "
+        raise SpecError(f"{where} must hold an object of parameter values "
                         f"(or a tuning run's best.json)")
-    return {str(k): str(v) for k, v in data.items()}
+    return stored, {str(k): str(v) for k, v in data.items()}
+
+
+def load_parameter_sets(items) -> dict[str, tuple[str | None, dict[str, str]]]:
+    """The parameter sets of ``--params NAME=FILE`` options, each file read once:
+    NAME maps to ``(agent, parameters)`` (see :func:`load_params_file`).
+    Requests use one as ``AGENT:params=NAME``. A set that names its agent has
+    its parameters checked now, so that a bad file stops the server from
+    starting rather than failing requests."""
+    sets: dict[str, tuple[str | None, dict[str, str]]] = {}
+    for item in items or ():
+        name, eq, path = str(item).partition("=")
+        name = name.strip()
+        if not eq or not path:
+            raise SpecError(f"--params {item!r} is not NAME=FILE")
+        if not _NAME.fullmatch(name):
+            raise SpecError(f"--params {item!r}: a parameter set's name is letters, digits and _.- only")
+        if name in sets:
+            raise SpecError(f"--params names the parameter set {name!r} twice")
+        agent, params = load_params_file(path)
+        if agent is not None:
+            cls = agent_class(agent)
+            for key, value in params.items():
+                if key not in cls.params:
+                    raise SpecError(f"--params {name}: unknown parameter {key!r} for agent {agent!r}")
+                cls.params[key].convert(agent, key, value)
+        sets[name] = (agent, params)
+    return sets
+
+
+def spec_params(spec: str, parameter_sets=None) -> tuple[str, dict, str]:
+    """:func:`parse_spec`, with ``params=NAME`` replaced by the parameters of the
+    server's parameter set NAME (``parameter_sets`` as from
+    :func:`load_parameter_sets`); the spec's other items override the set's."""
+    name, params, label = parse_spec(spec)
+    if "params" in params and parameter_sets is not None:
+        set_name = params.pop("params")
+        if set_name not in parameter_sets:
+            have = ", ".join(sorted(parameter_sets)) or "none"
+            raise SpecError(f"this server has no parameter set {set_name[:40]!r} (sets: {have})")
+        agent, values = parameter_sets[set_name]
+        if agent is not None and agent != name:
+            raise SpecError(f"parameter set {set_name!r} is for agent {agent!r}, not {name!r}")
+        params = {**values, **params}
+    return name, params, label
 
 
 def agent_class(name: str) -> type[Agent]:
@@ -99,14 +205,20 @@ def agent_class(name: str) -> type[Agent]:
         raise SpecError(f"unknown agent {name!r} (agents: {', '.join(sorted(AGENTS))})") from None
 
 
-def make(spec: str, game: Game, seed: int = 0, **params) -> Agent:
+def make(spec: str, game: Game, seed: int = 0, *, parameter_sets=None, **params) -> Agent:
     """Build an agent from a name or spec, for ``game``, seeded with ``seed``.
 
-    Keyword ``params`` override the spec's. Errors name the agent, the
-    parameter and the valid choices.
+    Keyword ``params`` override the spec's; ``parameter_sets`` (a server's,
+    see :func:`spec_params`) gives ``params=NAME`` its meaning. Errors name
+    the agent, the parameter and the valid choices.
     """
-    name, spec_params, label = parse_spec(spec)
-    spec_params.update(params)
-    agent = agent_class(name)(game, seed=seed, **spec_params)
+    name, values, label = spec_params(spec, parameter_sets)
+    values.update(params)
+    cls = agent_class(name)
+    unknown = sorted(set(values) - set(cls.params))
+    if unknown:  # before the call: a key like 'seed' or 'game' would collide with its arguments
+        have = ", ".join(sorted(cls.params)) or "none"
+        raise SpecError(f"unknown parameter {unknown[0]!r} for agent {name!r} (parameters: {have})")
+    agent = cls(game, seed=seed, **values)
     agent.label = label
     return agent

@@ -34,12 +34,14 @@ from ..search.tree import FINAL_CHOICES, OBJECTIVES, PLAYOUT_POLICIES, SearchRes
 from .base import Agent, Decision, ParamSpec
 
 _COMMON = {
-    "time_ms": ParamSpec(float, 0.0, "wall-time budget in ms; 0 uses the iteration budget", 0.0, 600000.0),
+    "time_ms": ParamSpec(float, 0.0, "wall-time budget in ms; 0 uses the iteration budget", 0.0, 600000.0,
+                         cap="max_time_ms"),
     "c": ParamSpec(float, DEFAULT_C, "UCB1 exploration constant (rewards in [0, 1])", 0.0, 100.0),
     "playout": ParamSpec(str, "random", "playout policy", choices=tuple(PLAYOUT_POLICIES)),
     "objective": ParamSpec(str, "deal", "reward: the deal's score or the match outcome",
                            choices=tuple(OBJECTIVES)),
-    "node_cap": ParamSpec(int, DEFAULT_NODE_CAP, "most tree nodes (memory bound)", 2, 1 << 26),
+    "node_cap": ParamSpec(int, DEFAULT_NODE_CAP, "most tree nodes (memory bound)", 2, 1 << 26,
+                          cap="max_nodes"),
 }
 
 
@@ -49,6 +51,15 @@ def _final(default: str) -> ParamSpec:
 
 class _SearchAgent(Agent):
     """Shared plumbing: budgets from the config, statistics in notation."""
+
+    budget_key: str = "iterations"
+    """The parameter that is the budget unless ``time_ms`` sets one."""
+
+    def resource_use(self) -> list:
+        use = super().resource_use()
+        if self.config["time_ms"] > 0:  # a time budget: the count budget is not used
+            use = [item for item in use if item[0] != self.budget_key]
+        return use
 
     def _budget(self, key: str) -> dict:
         if self.config["time_ms"] > 0:
@@ -89,7 +100,8 @@ class ISMCTSAgent(_SearchAgent):
     name = "ismcts"
     description = "SO-ISMCTS: one tree of the seat's information sets, a redeal per iteration"
     params = {
-        "iterations": ParamSpec(int, DEFAULT_ITERATIONS, "iterations per decision", 1, 10**9),
+        "iterations": ParamSpec(int, DEFAULT_ITERATIONS, "iterations per decision", 1, 10**9,
+                                cap="max_iterations"),
         **_COMMON,
         "final": _final("most_visits"),
     }
@@ -106,14 +118,23 @@ class PIMCAgent(_SearchAgent):
 
     name = "pimc"
     description = "PIMC: perfect-information search of sampled worlds, values summed over worlds"
+    budget_key = "worlds"
     params = {
-        "worlds": ParamSpec(int, DEFAULT_WORLDS, "determinizations per decision", 1, 10**6),
+        "worlds": ParamSpec(int, DEFAULT_WORLDS, "determinizations per decision", 1, 10**6,
+                            cap="max_worlds"),
         "iterations_per_world": ParamSpec(int, DEFAULT_ITERATIONS_PER_WORLD, "search budget per world",
-                                          1, 10**9),
+                                          1, 10**9, cap="max_iterations"),
         "flat": ParamSpec(bool, False, "flat Monte Carlo per world instead of UCT"),
         **_COMMON,
         "final": _final("best_mean"),
     }
+
+    def resource_use(self) -> list:
+        use = super().resource_use()
+        if not self.config["time_ms"]:  # a world budget: every world runs its iterations
+            total = self.config["worlds"] * self.config["iterations_per_world"]
+            use.append(("worlds*iterations_per_world", total, "max_iterations"))
+        return use
 
     def decide(self, view: dict) -> Decision:
         state = self._state_to_move(view)
@@ -130,7 +151,8 @@ class CheatAgent(_SearchAgent):
     description = "CHEATING reference: UCT that sees every card (measures the cost of hidden information)"
     cheating = True
     params = {
-        "iterations": ParamSpec(int, DEFAULT_ITERATIONS, "iterations per decision", 1, 10**9),
+        "iterations": ParamSpec(int, DEFAULT_ITERATIONS, "iterations per decision", 1, 10**9,
+                                cap="max_iterations"),
         **_COMMON,
         "final": _final("most_visits"),
     }

@@ -30,16 +30,24 @@ STARTUP_TIMEOUT_S = 600.0
 
 
 def bot_command(limits: Limits, defaults: Defaults = NO_DEFAULTS) -> list[str]:
-    """The command line of a worker: ``slagwerk bot --warm`` with the server's limits."""
+    """The command line of a worker: ``slagwerk bot --warm --time-limit-ms 0`` (its
+    parent keeps the time limit) with the server's limits, default agent and
+    parameter sets, all as values (a worker never reads a parameter file)."""
     argv = [
-        sys.executable, "-m", "slagwerk", "bot", "--warm",
+        sys.executable, "-m", "slagwerk", "bot", "--warm", "--time-limit-ms", "0",
         "--max-request-bytes", str(limits.max_request_bytes),
         "--max-time-ms", str(limits.max_time_ms),
+        "--max-iterations", str(limits.max_iterations),
+        "--max-nodes", str(limits.max_nodes),
+        "--max-worlds", str(limits.max_worlds),
     ]
     if defaults.game:
         argv += ["--game", defaults.game]
     if defaults.agent:
         argv += ["--agent", defaults.agent]
+    if defaults.parameter_sets:
+        argv += ["--parameter-sets-json", json.dumps(
+            {name: [agent, dict(params)] for name, (agent, params) in defaults.parameter_sets.items()})]
     return argv
 
 

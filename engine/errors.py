@@ -19,7 +19,7 @@ class IllegalActionError(SlagwerkError):
 
 
 class InvalidRecordError(SlagwerkError):
-    """A record (RULES.md §5) is malformed or contradicts the rules."""
+    """A record (docs/records.md) is malformed or contradicts the rules."""
 
 
 class InvalidViewError(SlagwerkError):
@@ -32,3 +32,34 @@ class OptionError(SlagwerkError):
 
 class SpecError(SlagwerkError):
     """An agent specification names an unknown agent, parameter or bad value."""
+
+
+class OutputError(SlagwerkError):
+    """An output file cannot be written where asked (missing folder, a directory,
+    a symlink, an existing file without ``--force``, no permission)."""
+
+
+MAX_REPR = 60
+"""Characters of an offending input value shown in a message (:func:`brief`)."""
+
+
+def brief(value, limit: int = MAX_REPR) -> str:
+    """``repr`` of an input value for a one-line message: cut to ``limit``
+    characters, and never failing (a value nested thousands deep, an integer
+    too long to print).
+
+    >>> brief("Ao"), brief(list(range(100)), 20)
+    ("'Ao'", '[0, 1, 2, 3, 4, 5...')
+    """
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):
+        text = f"<{type(value).__name__} too large to show>"
+    text = one_line(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def one_line(message: str, limit: int = 2000) -> str:
+    """``message`` on one line (line breaks become spaces), at most ``limit`` characters."""
+    text = " ".join(str(message).splitlines())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

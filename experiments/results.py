@@ -3,101 +3,205 @@
 Layout of a folder::
 
     config.json    the tournament's settings (game, options, agents, deals, seed, ...)
-    games.jsonl    one line per finished game (``runner.play_game``), appended
-                   and flushed as each game finishes, in finishing order
+                   and the slagwerk version that plays its games
+    games.jsonl    one line per finished game (``runner.play_game``, plus ``run``:
+                   :func:`run_id` of the settings), appended and flushed as each
+                   game finishes, in finishing order
     summary.json   the final ranking, head-to-head table and settings
     summary.md     the same for people
 
 A tournament killed at any moment resumes from its folder: every complete
-line is a finished game that is kept, a torn last line (the process died while
-writing it) is cut off, and only the games without a line are played again.
-Games are identified by their index in the schedule, so none is lost or
-played twice.
+line is a finished game that is kept, a damaged tail (a torn last line from a
+kill, NUL bytes from a power loss) is cut off with a message, and only the
+games without a line are played again. Games are identified by their index
+in the schedule, so none is lost or played twice.
+
+A folder may come from elsewhere, so nothing in it is trusted: files are
+written through :mod:`slagwerk.safe_files` (no symbolic link is followed, no
+file overwritten that the run did not create, atomic replaces through unique
+temporary names), ``config.json`` must name this slagwerk version, and on
+resuming every line of the log is checked against ``config.json`` (see
+:meth:`ResultsFolder.load_games`); a line that disagrees stops the run with
+a one-line reason naming the line.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
+import math
+import sys
 from pathlib import Path
 
+from .. import __version__
+from ..safe_files import (
+    AppendLog,
+    create_file,
+    folder_names,
+    make_folder,
+    read_file,
+    remove_file,
+    replace_file,
+)
 from .runner import ExperimentError
 
 CONFIG = "config.json"
 GAMES = "games.jsonl"
 SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
+VERSION_KEY = "slagwerk"
+"""The key of ``config.json`` that names the slagwerk version of the run."""
+
+
+def run_id(settings: dict) -> str:
+    """A short fingerprint of the settings that decide a run's results (and of this version).
+
+    Every line of a log carries it as ``run``, so that a line from a run with
+    other settings, or played by another slagwerk version, is recognised.
+    """
+    text = json.dumps({**settings, VERSION_KEY: __version__}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def claim_folder(path, kind: str, files: tuple[str, ...] = (), *, force: bool = False) -> None:
+    """Make ``path`` ready for a new run: created if missing, else empty or ``force``.
+
+    A folder that holds anything is refused (``ExperimentError``) unless
+    ``force``, which removes the run's own ``files`` from it (a link among
+    them is removed, never its target) and leaves everything else alone.
+    A symbolic link at ``path`` is refused either way.
+    """
+    names = folder_names(path)
+    if names is None:
+        make_folder(path)
+        return
+    if names and not force:
+        holds = CONFIG in names or any((Path(path) / name / CONFIG).is_file() for name in names)
+        if holds:
+            raise ExperimentError(
+                f"{str(path)!r} already holds a {kind}: continue it with --resume {path}, start "
+                f"over with --force, or choose another --results folder"
+            )
+        raise ExperimentError(
+            f"{str(path)!r} is not empty ({len(names)} entr{'y' if len(names) == 1 else 'ies'}): "
+            f"choose another --results folder, or give --force to write the {kind} into it"
+        )
+    for name in files:
+        remove_file(path, name)
 
 
 class ExperimentFolder:
     """A results folder: ``config.json``, a JSON-lines log appended as work
-    finishes, and further JSON files. Subclasses name the log (``LOG``) and
-    what the folder holds (``KIND``), and check the log's lines.
+    finishes, and further JSON files. Subclasses name the log (``LOG``), what
+    the folder holds (``KIND``) and every file a run writes (``FILES``), and
+    check the log's lines.
     """
 
     LOG = ""
     KIND = ""
+    FILES: tuple[str, ...] = ()
 
     def __init__(self, path):
         self.path = Path(path)
 
     @classmethod
-    def create(cls, path, config: dict):
-        """A new folder holding ``config``. :raises ExperimentError: if ``path`` holds one."""
+    def create(cls, path, config: dict, *, force: bool = False):
+        """A new folder holding ``config`` (and this slagwerk version) and an empty log.
+
+        :raises ExperimentError: if ``path`` holds anything (unless ``force``,
+            which first removes the files of an earlier run, see :func:`claim_folder`).
+        :raises SafeFileError: if ``path`` is a link or cannot be written.
+        """
         folder = cls(path)
-        if (folder.path / CONFIG).exists() or (folder.path / cls.LOG).exists():
-            raise ExperimentError(
-                f"{str(folder.path)!r} already holds a {cls.KIND}: continue it with "
-                f"--resume {folder.path} or choose another --results folder"
-            )
-        folder.path.mkdir(parents=True, exist_ok=True)
-        write_json(folder.path / CONFIG, config)
+        claim_folder(folder.path, cls.KIND, (CONFIG, cls.LOG, *cls.FILES), force=force)
+        create_file(folder.path, CONFIG, _json_bytes({**config, VERSION_KEY: __version__}))
+        AppendLog(folder.path, cls.LOG, new=True).close()
         return folder
 
     @classmethod
     def open(cls, path):
         """An existing folder. :raises ExperimentError: if it holds no such run."""
         folder = cls(path)
-        if not (folder.path / CONFIG).is_file():
+        names = folder_names(folder.path)
+        if names is None or CONFIG not in names:
             raise ExperimentError(f"{str(folder.path)!r} holds no {cls.KIND} (no {CONFIG})")
         return folder
 
     def config(self) -> dict:
-        return read_json(self.path / CONFIG)
+        """The settings of ``config.json``, which must name this slagwerk version (not returned).
 
-    def log_lines(self, repair: bool = False):
+        :raises ExperimentError: if it is missing, not a JSON object, or of another version.
+        """
+        data = self.read(CONFIG)
+        if not isinstance(data, dict):
+            raise ExperimentError(f"{self.path / CONFIG}: not a {self.KIND}'s settings (a JSON object)")
+        data = dict(data)
+        version = data.pop(VERSION_KEY, None)
+        if version != __version__:
+            written = ("names no slagwerk version" if version is None
+                       else f"was written by slagwerk {version!r}")
+            raise ExperimentError(
+                f"{self.path / CONFIG} {written}, and this is slagwerk {__version__}: games played by "
+                f"another version cannot be mixed with this one's; finish it with that version or "
+                f"start a new folder"
+            )
+        return data
+
+    def log(self, *, new: bool = False) -> AppendLog:
+        """The log, opened to append to and locked against a second writer (close it when done)."""
+        return AppendLog(self.path, self.LOG, new=new)
+
+    def log_lines(self, log: AppendLog | None = None, repair: bool = False) -> list[tuple[int, bytes]]:
         """``(line number, raw bytes)`` of every finished line of the log.
 
-        A last line without its newline was cut off mid-write: it is ignored,
-        and with ``repair`` removed from the file so that appending continues
-        cleanly.
+        A line is finished once its newline is written. A damaged tail, that
+        is a last line without its newline (the process died while writing
+        it) or NUL bytes (the data of the last writes was lost in a power
+        failure, with everything after the first NUL), is ignored, and with
+        ``repair`` (and the open ``log``) cut from the file, with a message
+        on standard error, so that appending continues cleanly.
         """
-        path = self.path / self.LOG
-        if not path.exists():
-            return []
-        data = path.read_bytes()
-        keep = data.rfind(b"\n") + 1  # a line is finished once its newline is written
-        if repair and keep < len(data):
-            with open(path, "r+b") as fh:
-                fh.truncate(keep)
-        return list(enumerate(data[:keep].splitlines(), start=1))
-
-    def appender(self):
-        """A file object to :meth:`append` to."""
-        return open(self.path / self.LOG, "a", encoding="utf-8")
+        if log is not None:
+            data = log.read()
+        else:
+            data = read_file(self.path, self.LOG) or b""
+        nul = data.find(b"\x00")
+        end = len(data) if nul < 0 else nul
+        keep = data.rfind(b"\n", 0, end) + 1
+        lines = list(enumerate(data[:keep].splitlines(), start=1))
+        if keep < len(data) and repair:
+            if log is None:
+                raise ValueError("repairing a log needs it open (log=...)")
+            dropped = data[keep:]
+            count = dropped.count(b"\n") + (not dropped.endswith(b"\n"))
+            what = "NUL bytes, as a crash of the machine leaves" if nul >= 0 else "a torn last line"
+            log.truncate(keep)
+            print(f"{self.path / self.LOG}: damaged tail cut back to line {len(lines)}, the last complete "
+                  f"one: dropped {len(dropped)} bytes, {count} incomplete line{'' if count == 1 else 's'} "
+                  f"({what})", file=sys.stderr)
+        return lines
 
     @staticmethod
-    def append(handle, line: dict) -> None:
-        """Append one finished line and flush it to the operating system."""
-        handle.write(json.dumps(line, separators=(",", ":")) + "\n")
-        handle.flush()
+    def append(log: AppendLog, line: dict) -> None:
+        """Append one finished line (written whole to the operating system, or not at all)."""
+        log.append((json.dumps(line, separators=(",", ":")) + "\n").encode("utf-8"))
 
     def read(self, name: str) -> dict | None:
         """The JSON file ``name`` of this folder, or ``None`` if it is not there."""
-        return read_json(self.path / name) if (self.path / name).is_file() else None
+        data = read_file(self.path, name)
+        if data is None:
+            return None
+        try:
+            return json.loads(data)
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise ExperimentError(f"cannot read {self.path / name}: not JSON ({err})") from None
 
     def write(self, name: str, data: dict) -> None:
-        write_json(self.path / name, data)
+        """Replace the JSON file ``name`` atomically (never through a link)."""
+        replace_file(self.path, name, _json_bytes(data))
+
+    def write_bytes(self, name: str, data: bytes) -> None:
+        replace_file(self.path, name, data)
 
 
 class ResultsFolder(ExperimentFolder):
@@ -105,41 +209,76 @@ class ResultsFolder(ExperimentFolder):
 
     LOG = GAMES
     KIND = "tournament"
+    FILES = (SUMMARY_JSON, SUMMARY_MD)
 
     @staticmethod
     def holds_tournament(path) -> bool:
         return (Path(path) / CONFIG).is_file()
 
-    def load_games(self, repair: bool = False) -> dict[int, dict]:
-        """The finished games by index (a torn last line is ignored, see
-        :meth:`log_lines`). A finished line that is not a game result is an error."""
+    def load_games(self, expected: dict[int, dict] | None = None, log: AppendLog | None = None,
+                   repair: bool = False) -> dict[int, dict]:
+        """The finished games by index (a damaged tail is ignored, see :meth:`log_lines`).
+
+        ``expected`` maps every planned game index to the values its line
+        must hold (agents, seed, table, ``run``, ...): each line must then be
+        one of those games, hold those values and a reward per seat, and no
+        game may appear twice.
+
+        :raises ExperimentError: naming the first line that is not a game
+            result or disagrees with ``expected``.
+        """
+        where = self.path / GAMES
         games: dict[int, dict] = {}
-        for number, raw in self.log_lines(repair):
+        first_line: dict[int, int] = {}
+        for number, raw in self.log_lines(log, repair):
             try:
                 line = json.loads(raw)
-                index = int(line["index"])
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                raise ExperimentError(f"{self.path / GAMES}: line {number} is not a game result") from None
-            games.setdefault(index, line)
+                index = line["index"]
+                if not isinstance(index, int) or isinstance(index, bool):
+                    raise TypeError
+            except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError):
+                raise ExperimentError(f"{where}: line {number} is not a game result") from None
+            if index in games:
+                raise ExperimentError(f"{where}: line {number} repeats game {index} of line "
+                                      f"{first_line[index]}: the log was tampered with or merged")
+            if expected is not None:
+                _check_game(where, number, line, index, expected)
+            games[index] = line
+            first_line[index] = number
         return games
 
     append_game = ExperimentFolder.append
 
     def write_summary(self, summary: dict, markdown: str) -> None:
-        write_json(self.path / SUMMARY_JSON, summary)
-        (self.path / SUMMARY_MD).write_text(markdown, encoding="utf-8")
+        self.write(SUMMARY_JSON, summary)
+        self.write_bytes(SUMMARY_MD, markdown.encode("utf-8"))
 
 
-def read_json(path: Path) -> dict:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except (OSError, json.JSONDecodeError) as err:
-        raise ExperimentError(f"cannot read {path}: {err}") from None
+def _check_game(where: Path, number: int, line: dict, index: int, expected: dict[int, dict]) -> None:
+    if index not in expected:
+        raise ExperimentError(f"{where}: line {number} is game {index}, outside the {len(expected)} games "
+                              f"that {CONFIG} plans (0 to {len(expected) - 1})")
+    for key, value in expected[index].items():
+        if line.get(key) != value:
+            raise ExperimentError(
+                f"{where}: line {number} (game {index}) has {key} {line.get(key)!r} where {CONFIG} "
+                f"gives {value!r}: the line belongs to another run")
+    seats = len(expected[index].get("table", line.get("reward") or ()))
+    reward = line.get("reward")
+    if not (isinstance(reward, list) and len(reward) == seats and all(
+            isinstance(r, (int, float)) and not isinstance(r, bool) and math.isfinite(r) and 0 <= r <= 1
+            for r in reward)):
+        raise ExperimentError(f"{where}: line {number} (game {index}) holds no reward in [0, 1] for "
+                              f"each of its {seats} seats")
+    points = line.get("points")
+    if points is not None and not (isinstance(points, list) and len(points) == seats and all(
+            isinstance(p, (int, float)) and not isinstance(p, bool) for p in points)
+            and isinstance(line.get("deals"), int)):
+        raise ExperimentError(f"{where}: line {number} (game {index}) holds malformed points")
+    forfeit = line.get("forfeit")
+    if forfeit is not None and not (isinstance(forfeit, dict) and {"seat", "agent", "error"} <= set(forfeit)):
+        raise ExperimentError(f"{where}: line {number} (game {index}) holds a malformed forfeit")
 
 
-def write_json(path: Path, data: dict) -> None:
-    """Write ``data`` atomically (a temporary file renamed over ``path``)."""
-    temporary = path.with_suffix(path.suffix + ".tmp")
-    temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
+def _json_bytes(data: dict) -> bytes:
+    return (json.dumps(data, indent=2) + "\n").encode("utf-8")

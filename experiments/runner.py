@@ -15,7 +15,7 @@ Scores: with unit ``deal`` a game is one deal and each seat scores the deal's
 normalised reward (``returns`` with ``OBJECTIVE_DEAL``: the game's own deal
 score mapped to [0, 1], partners equal); with unit ``match`` a game is a whole
 match and each seat scores its outcome (1, 0.5, 0). Either way the line also
-holds the deal points per seat in the game's own units (RULES.md §5
+holds the deal points per seat in the game's own units (docs/records.md
 ``points``, summed over the match's complete deals) and the number of deals.
 
 Faults: an agent that raises, overruns the per-move time limit or returns an
@@ -47,6 +47,7 @@ import numpy as np
 
 from ..agents import make, parse_spec
 from ..agents.match import play_match
+from ..agents.warmup import ensure_compiled
 from ..engine import make_game
 from ..engine.bits import derive_seed
 from ..engine.errors import IllegalActionError, SlagwerkError
@@ -247,6 +248,7 @@ def warm_up(setup: GameSetup) -> None:
 
     A fault here is ignored: the agent meets it again, timed, in its games.
     """
+    ensure_compiled([setup.game])  # says so first when the kernels must compile
     game = game_info(setup)
     limit = None if setup.move_time is None else WARM_UP_FACTOR * setup.move_time
     for spec in setup.specs:
@@ -277,7 +279,7 @@ def play_game(setup: GameSetup, slot: GameSlot) -> dict:
     ``reward`` (per seat, in [0, 1]), ``points`` (deal points per seat in the
     game's units, ``None`` after a forfeit), ``deals`` (complete deals
     counted in ``points``), ``forfeit`` (``None`` or ``{"seat", "agent",
-    "error"}``), ``time`` (seconds), and ``record`` (RULES.md §5) when
+    "error"}``), ``time`` (seconds), and ``record`` (docs/records.md) when
     ``setup.keep_records``.
     """
     game = game_info(setup)

@@ -25,10 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..engine.bits import derive_seed
 from ..engine.errors import SpecError
+from ..safe_files import SafeFileError
 from .ratings import DEFAULT_BOOTSTRAP, Ratings, groups_from_lines, rate
-from .results import ResultsFolder
-from .runner import UNITS, ExperimentError, GameSetup, game_info, run_games, validate_setup
+from .results import ResultsFolder, run_id
+from .runner import UNITS, ExperimentError, GameSetup, game_info, run_games, validate_setup, warm_up
 from .seating import rotations, schedule, tables_for
 from .sprt import SprtResult, run_sprt
 
@@ -52,11 +54,11 @@ POINTS_MEANING = {
     "kozel": "card points taken by the seat's team per deal (of 120)",
     "aluette": "match points won by the seat's team per deal",
 }
-"""What a deal's points (RULES.md §5 ``points``) measure in each game, for tables."""
+"""What a deal's points (docs/records.md ``points``) measure in each game, for tables."""
 
 
 def points_meaning(game: str) -> str:
-    return POINTS_MEANING.get(game, "deal points per deal (RULES.md §5 'points')")
+    return POINTS_MEANING.get(game, "deal points per deal (docs/records.md 'points')")
 
 
 # ------------------------------------------------------------------ evaluate
@@ -168,6 +170,23 @@ class TournamentConfig:
         info = game_info(self.setup())
         return tables_for(len(self.agents), info.n_players, info.team_game, info.team_of)
 
+    def run_id(self) -> str:
+        """The fingerprint (:func:`.results.run_id`) of the settings that decide every game's
+        result, carried by each line of the log as ``run``."""
+        return run_id({"game": self.game, "options": dict(self.options), "agents": list(self.agents),
+                       "seed": self.seed, "unit": self.unit, "move_time": self.move_time})
+
+    def expected_lines(self, slots) -> dict[int, dict]:
+        """What the log line of each scheduled game must hold (see ``ResultsFolder.load_games``)."""
+        labels = self.setup().labels
+        run = self.run_id()
+        return {
+            slot.index: {"agents": [labels[a] for a in slot.seats], "table": list(slot.seats),
+                         "group": slot.group, "rotation": slot.rotation,
+                         "seed": derive_seed(self.seed, slot.group), "run": run}
+            for slot in slots
+        }
+
     def to_json(self) -> dict:
         return {
             "game": self.game,
@@ -248,18 +267,27 @@ def _default_folder(game: str) -> Path:
 
 def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs: int = -1,
                    backend: str = "loky", scheduler: str | None = None, resume: bool = False,
-                   progress: bool = True, save: bool = True) -> TournamentResult:
+                   progress: bool = True, save: bool = True, force: bool = False) -> TournamentResult:
     """Play (or, with ``resume``, finish) a tournament and rank its agents.
 
     ``results`` is the results folder (default ``slagwerk-results/<game>-<time>``;
     with ``resume`` the folder to continue, whose stored settings then apply
-    and ``config`` may be ``None``). ``save=False`` keeps nothing on disk.
-    ``progress`` shows a tqdm bar with games per second and the current
-    leader (by mean reward so far).
+    and ``config`` may be ``None``). A new tournament needs an empty or new
+    folder, unless ``force``, which replaces an earlier run's files in it.
+    ``save=False`` keeps nothing on disk. ``progress`` shows a tqdm bar with
+    games per second and the current leader (by mean reward so far).
 
-    :raises SlagwerkError: for bad settings or specs, before any game runs.
+    On resuming, every line of the folder's ``games.jsonl`` is checked
+    against its ``config.json`` (see :meth:`TournamentConfig.expected_lines`)
+    and a damaged tail is cut off.
+
+    :raises SlagwerkError: for bad settings or specs, or a folder that
+        disagrees with itself, before any game runs; for a file that cannot
+        be written (one line naming the cause and the path; every game
+        already written stays in the log).
     """
     folder = None
+    log = None
     done: dict[int, dict] = {}
     if resume:
         if results is None:
@@ -267,28 +295,43 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
         folder = ResultsFolder.open(results)
         config = TournamentConfig.from_json(folder.config())
         config.validate()
-        done = folder.load_games(repair=True)
     else:
         if config is None:
             raise ExperimentError("run_tournament needs a TournamentConfig (or resume=True)")
         config.validate()
         if save:
-            folder = ResultsFolder.create(results or _default_folder(config.game), config.to_json())
+            folder = ResultsFolder.create(results or _default_folder(config.game), config.to_json(),
+                                          force=force)
     setup = config.setup()
     labels = setup.labels
     all_slots = schedule(config.tables(), config.deals)
+    if folder is not None:
+        log = folder.log()  # locked before the log is read or repaired
+        try:
+            done = folder.load_games(config.expected_lines(all_slots), log, repair=resume)
+        except BaseException:
+            log.close()
+            raise
     todo = [slot for slot in all_slots if slot.index not in done]
     start = time.perf_counter()
     leader = _Leader(labels)
     for line in done.values():
         leader.add(line)
-    bar = _progress_bar(config, len(all_slots), len(done), progress)
-    handle = folder.appender() if folder is not None else None
-    try:
+    bar = None
+    run = config.run_id()
+    try:  # from here on the log is closed (its lock released) however the run ends
+        if todo:  # compiling and each agent's first decision before the bar's clock starts
+            warm_up(setup)
+        bar = _progress_bar(config, len(all_slots), len(done), progress)
         last_shown = 0.0
         for line in run_games(setup, todo, jobs=jobs, backend=backend, scheduler=scheduler):
-            if handle is not None:
-                ResultsFolder.append_game(handle, line)
+            line["run"] = run
+            if log is not None:
+                try:
+                    ResultsFolder.append_game(log, line)
+                except SafeFileError as err:
+                    raise SafeFileError(f"{err}; every game finished before is kept: continue with "
+                                        f"--resume {folder.path}") from None
             done[line["index"]] = line
             leader.add(line)
             if bar is not None:
@@ -298,8 +341,8 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
                     bar.set_postfix_str(leader.text(), refresh=False)
                     last_shown = now
     finally:
-        if handle is not None:
-            handle.close()
+        if log is not None:
+            log.close()
         if bar is not None:
             bar.set_postfix_str(leader.text(), refresh=False)
             bar.close()

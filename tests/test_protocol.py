@@ -137,6 +137,7 @@ def test_hello_lists_every_game_and_view_agent_and_quit_stops_the_bot():
     assert info["agents"]["ismcts"]["params"]["iterations"]["type"] == "int"
     assert info["agents"]["ismcts"]["budgets"] == ["iterations", "time_ms"]
     assert info["limits"]["max_time_ms"] == 5000
+    assert info["time_limit_ms"] == 30_000  # the default hard limit: agents run in a worker
     assert process.ask({"id": 2, "type": "quit"}) == {"id": 2, "ok": True}
     assert process.proc.wait(timeout=60) == 0
     process.proc.stdin.close()
@@ -363,7 +364,7 @@ BOT_TIME_LIMIT_MS = 3000
 
 def test_bot_with_a_time_limit_stops_an_overrunning_request_and_recovers():
     # Agents run in a worker process; one that overruns is killed and replaced.
-    process = BotProcess("--time-limit-ms", str(BOT_TIME_LIMIT_MS))
+    process = BotProcess("--time-limit-ms", str(BOT_TIME_LIMIT_MS), "--max-iterations", str(10**9))
     try:
         info = process.ask({"id": 1, "type": "hello"})
         assert info["time_limit_ms"] == BOT_TIME_LIMIT_MS

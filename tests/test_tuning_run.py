@@ -7,6 +7,7 @@ import json
 import pytest
 
 from slagwerk.agents import make, parse_spec
+from slagwerk.agents.registry import resolve_spec_files
 from slagwerk.cli import main
 from slagwerk.engine import make_game
 from slagwerk.engine.errors import SlagwerkError, SpecError
@@ -126,13 +127,14 @@ def test_gp_run_on_an_integer_parameter(tmp_path):
 def test_specs_load_parameters_from_a_json_file(tmp_path):
     best = tmp_path / "best.json"
     best.write_text(json.dumps({"agent": "ismcts", "params": {"c": 0.42, "iterations": 7}}))
-    name, params, label = parse_spec(f"ismcts:@{best}")
-    assert (name, params, label) == ("ismcts", {"c": "0.42", "iterations": "7"}, f"ismcts:@{best}")
-    agent = make(f"ismcts:@{best},iterations=9", make_game("coins"))
+    spec = resolve_spec_files(f"ismcts:@{best}")
+    assert spec == "ismcts:c=0.42,iterations=7"  # values, never the path
+    assert parse_spec(spec) == ("ismcts", {"c": "0.42", "iterations": "7"}, spec)
+    agent = make(resolve_spec_files(f"ismcts:@{best},iterations=9"), make_game("coins"))
     assert agent.config["c"] == 0.42 and agent.config["iterations"] == 9
     plain = tmp_path / "plain.json"
     plain.write_text(json.dumps({"c": 1.5}))
-    assert make(f"ismcts:@{plain}", make_game("coins")).config["c"] == 1.5
+    assert make(resolve_spec_files(f"ismcts:@{plain}"), make_game("coins")).config["c"] == 1.5
 
 
 @pytest.mark.parametrize("content, message", [
@@ -147,16 +149,16 @@ def test_a_missing_or_bad_parameter_file_is_a_clear_error(tmp_path, content, mes
     if content is not None:
         path.write_text(content)
     with pytest.raises(SpecError, match=message):
-        parse_spec(f"ismcts:@{path}")
+        resolve_spec_files(f"ismcts:@{path}")
 
 
 def test_a_bad_value_in_a_parameter_file_names_the_parameter(tmp_path):
     path = tmp_path / "best.json"
     path.write_text(json.dumps({"c": "lots"}))
     with pytest.raises(SpecError, match="c='lots' is not a float"):
-        make(f"ismcts:@{path}", make_game("coins"))
+        make(resolve_spec_files(f"ismcts:@{path}"), make_game("coins"))
     with pytest.raises(SpecError, match="two files"):
-        parse_spec(f"ismcts:@{path},@{path}")
+        resolve_spec_files(f"ismcts:@{path},@{path}")
 
 
 # ------------------------------------------------------------------ the command
@@ -174,7 +176,8 @@ def test_tune_command_end_to_end(tmp_path, capsys):
     assert "recommended: ismcts:iterations=4,c=" in out and "confirmation:" in out
     assert "best.json" in err
     best = json.loads((folder / "best.json").read_text())
-    assert make(f"ismcts:@{folder / 'best.json'}", make_game("coins")).config["c"] == best["params"]["c"]
+    spec = resolve_spec_files(f"ismcts:@{folder / 'best.json'}")
+    assert make(spec, make_game("coins")).config["c"] == best["params"]["c"]
 
     status = main(["tune", "--resume", str(folder), "--json", "--quiet", "--jobs", "1"])
     out, _ = capsys.readouterr()

@@ -16,6 +16,7 @@ agent's defaults with :func:`~slagwerk.experiments.sprt.run_sprt`.
 
 from __future__ import annotations
 
+import io
 import math
 import time
 from dataclasses import dataclass, field
@@ -23,8 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ...agents.warmup import ensure_compiled
 from ...engine.bits import derive_seed
 from ...engine.errors import SpecError
+from ...safe_files import SafeFileError
+from ..results import run_id
 from ..runner import UNITS, ExperimentError, GameSetup, game_info, validate_setup
 from ..seating import schedule
 from ..sprt import SprtResult, check_parameters, run_sprt
@@ -145,6 +149,14 @@ class TuneConfig:
             evaluations -= evaluations % 2
         return Plan(method, groups, games, evaluations, space)
 
+    def run_id(self) -> str:
+        """The fingerprint (:func:`..results.run_id`) of the settings that decide the evaluations
+        (all but the confirmation's), carried by each line of the log as ``run``."""
+        data = self.to_json()
+        for name in ("confirm", "elo0", "elo1", "alpha", "beta", "max_groups"):
+            data.pop(name)
+        return run_id(data)
+
     def to_json(self) -> dict:
         data = {name: getattr(self, name) for name in self.__dataclass_fields__}
         data["params"] = list(self.params)
@@ -227,12 +239,13 @@ def _default_folder(config: TuneConfig) -> Path:
 class _Ledger:
     """The objective as the optimisers see it: logged evaluations replayed, new ones played and logged."""
 
-    def __init__(self, config: TuneConfig, plan: Plan, done: list[dict], handle, bar, jobs: int,
+    def __init__(self, config: TuneConfig, plan: Plan, done: list[dict], log, bar, jobs: int,
                  backend: str, scheduler: str | None, path: Path | None):
         self.config, self.plan, self.done = config, plan, done
-        self.handle, self.bar, self.jobs = handle, bar, jobs
+        self.log, self.bar, self.jobs = log, bar, jobs
         self.backend, self.scheduler, self.path = backend, scheduler, path
         self.count = 0
+        self.run = config.run_id()
 
     def __call__(self, unit: np.ndarray, key: int, **extra) -> tuple[float, float]:
         space = self.plan.space
@@ -257,9 +270,13 @@ class _Ledger:
         line = {"index": index, "key": key, "params": params,
                 "unit": [round(float(u), 6) for u in unit], "groups": result.groups,
                 "games": self.plan.games, "score": result.mean, "stderr": result.stderr,
-                "seconds": round(time.perf_counter() - start, 3), **extra}
-        if self.handle is not None:
-            TuningFolder.append(self.handle, line)
+                "seconds": round(time.perf_counter() - start, 3), **extra, "run": self.run}
+        if self.log is not None:
+            try:
+                TuningFolder.append(self.log, line)
+            except SafeFileError as err:
+                raise SafeFileError(f"{err}; every evaluation finished before is kept: continue with "
+                                    f"--resume {self.path.parent}") from None
         self.done.append(line)
         if self.bar is not None:
             self.bar.update(self.plan.games)
@@ -269,18 +286,24 @@ class _Ledger:
 
 def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1, backend: str = "loky",
                scheduler: str | None = None, resume: bool = False, progress: bool = True,
-               save: bool = True, on_confirm_group=None) -> TuneResult:
+               save: bool = True, force: bool = False, on_confirm_group=None) -> TuneResult:
     """Tune (or, with ``resume``, finish tuning) and confirm by SPRT.
 
     ``results`` is the results folder (default
     ``slagwerk-results/tune-<game>-<agent>-<time>``; with ``resume`` the
-    folder to continue, whose stored settings then apply). ``save=False``
-    keeps nothing on disk. ``on_confirm_group(result)`` sees the running SPRT.
+    folder to continue, whose stored settings then apply, and whose log is
+    checked line by line against them). A new run needs an empty or new
+    folder, unless ``force``, which replaces an earlier run's files in it.
+    ``save=False`` keeps nothing on disk. ``on_confirm_group(result)`` sees
+    the running SPRT.
 
     :raises SlagwerkError: for bad settings, specs, ranges or a budget too
-        small for the method, before any game runs.
+        small for the method, or a folder that disagrees with itself, before
+        any game runs; for a file that cannot be written (one line naming the
+        cause and the path; every evaluation already written stays in the log).
     """
     folder = None
+    log = None
     done: list[dict] = []
     if resume:
         if results is None:
@@ -288,32 +311,40 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
         folder = TuningFolder.open(results)
         config = TuneConfig.from_json(folder.config())
         plan = config.plan()
-        done = folder.load_evaluations(repair=True)
     else:
         if config is None:
             raise ExperimentError("run_tuning needs a TuneConfig (or resume=True)")
         plan = config.plan()
         if save:
-            folder = TuningFolder.create(results or _default_folder(config), config.to_json())
-    start = time.perf_counter()
+            folder = TuningFolder.create(results or _default_folder(config), config.to_json(), force=force)
+    if folder is not None:
+        log = folder.log()  # locked before the log is read or repaired
+        try:
+            expected = {"run": config.run_id(), "groups": plan.groups, "games": plan.games}
+            done = folder.load_evaluations(expected, plan.evaluations, log, repair=resume)
+        except BaseException:
+            log.close()
+            raise
     bar = None
-    if progress:
-        from tqdm import tqdm
+    try:  # from here on the log is closed (its lock released) however the run ends
+        ensure_compiled([config.game])  # before the bar's clock starts
+        start = time.perf_counter()
+        if progress:
+            from tqdm import tqdm
 
-        bar = tqdm(total=plan.evaluations * plan.games, initial=min(len(done), plan.evaluations) * plan.games,
-                   unit="game", desc=f"tune {config.game} {config.agent} ({plan.method})",
-                   dynamic_ncols=True, leave=True)
-    handle = folder.appender() if folder is not None else None
-    ledger = _Ledger(config, plan, done, handle, bar, jobs, backend, scheduler,
-                     folder.path / files.EVALUATIONS if folder else None)
-    try:
+            bar = tqdm(total=plan.evaluations * plan.games,
+                       initial=min(len(done), plan.evaluations) * plan.games, unit="game",
+                       desc=f"tune {config.game} {config.agent} ({plan.method})", dynamic_ncols=True,
+                       leave=True)
+        ledger = _Ledger(config, plan, done, log, bar, jobs, backend, scheduler,
+                         folder.path / files.EVALUATIONS if folder else None)
         if plan.method == "spsa":
             result = _run_spsa(config, plan, ledger)
         else:
             result = _run_gp(config, plan, ledger)
     finally:
-        if handle is not None:
-            handle.close()
+        if log is not None:
+            log.close()
         if bar is not None:
             bar.close()
     result.evaluations = plan.evaluations
@@ -321,7 +352,7 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
     if folder is not None:
         result.folder = folder.path
         folder.write(files.BEST, result.best_json())
-        result.plotted = plot_trajectory(result, folder.path / files.PLOT)
+        result.plotted = plot_trajectory(result, folder)
     if config.confirm:
         result.confirmation = _confirm(config, result, folder, jobs, backend, scheduler, on_confirm_group)
     result.seconds = time.perf_counter() - start
@@ -389,18 +420,26 @@ def _confirm(config, result, folder, jobs, backend, scheduler, on_group) -> Sprt
     if result.spec == result.default_spec:
         return None
     stored = folder.read(files.CONFIRMATION) if folder is not None else None
-    if stored is not None and stored.get("a") == result.spec and stored.get("b") == result.default_spec:
-        data = dict(stored["result"])
-        data["bounds"] = tuple(data["bounds"])
-        data["elo_ci95"] = tuple(data["elo_ci95"])
-        return SprtResult(**data)
+    key = {"a": result.spec, "b": result.default_spec, "run": run_id(config.to_json())}
+    if stored is not None:
+        where = folder.path / files.CONFIRMATION
+        if not isinstance(stored, dict) or {k: stored.get(k) for k in key} != key:
+            raise ExperimentError(f"{where} is not the confirmation of this run's recommendation "
+                                  f"{result.spec!r} against {result.default_spec!r} with its settings: "
+                                  f"remove it to play the SPRT again")
+        try:
+            data = dict(stored["result"])
+            data["bounds"] = tuple(data["bounds"])
+            data["elo_ci95"] = tuple(data["elo_ci95"])
+            return SprtResult(**data)
+        except (KeyError, TypeError, ValueError):
+            raise ExperimentError(f"{where} holds no SPRT result: remove it to play the SPRT again") from None
     outcome = run_sprt(config.game, dict(config.options), result.spec, result.default_spec, config.elo0,
                        config.elo1, config.alpha, config.beta, config.max_groups,
                        confirmation_seed(config), jobs, config.unit,
                        move_time=config.move_time, backend=backend, scheduler=scheduler, on_group=on_group)
     if folder is not None:
-        folder.write(files.CONFIRMATION, {"a": result.spec, "b": result.default_spec,
-                                          "result": outcome.as_json()})
+        folder.write(files.CONFIRMATION, {**key, "result": outcome.as_json()})
     return outcome
 
 
@@ -463,8 +502,9 @@ def format_report(result: TuneResult, max_rows: int = 20) -> str:
     return "\n".join(lines)
 
 
-def plot_trajectory(result: TuneResult, path: Path) -> bool:
-    """Plot every tuned parameter and the scores against games played; ``False`` without matplotlib."""
+def plot_trajectory(result: TuneResult, folder: TuningFolder) -> bool:
+    """Plot every tuned parameter and the scores against games played into the folder's
+    ``trajectory.png``; ``False`` without matplotlib."""
     try:
         import matplotlib
 
@@ -497,7 +537,9 @@ def plot_trajectory(result: TuneResult, path: Path) -> bool:
     ax.set_xlabel("games played")
     fig.suptitle(f"{result.config.game}: {result.config.agent} ({result.plan.method})")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    image = io.BytesIO()
+    fig.savefig(image, format="png", dpi=100)
     plt.close(fig)
+    folder.write_bytes(files.PLOT, image.getvalue())  # atomically, never through a link
     return True
 

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
 
-from ..agents.protocol import Defaults, Limits, handle, warm_up
+from ..agents.protocol import Defaults, Limits, check_settings, handle, warm_up
+from ..agents.registry import load_parameter_sets, resolve_spec_files
 from ..agents.stdio import serve_lines
 from ..agents.workers import WorkerPool, bot_command
 from ..engine.errors import OptionError
+
+DEFAULT_TIME_LIMIT_MS = 30_000
+"""``slagwerk bot``'s hard time limit per ``act`` request unless ``--time-limit-ms`` says otherwise."""
 
 
 def add_parser(subparsers) -> None:
@@ -18,14 +24,20 @@ def add_parser(subparsers) -> None:
         "The bot keeps no state between requests.",
     )
     parser.add_argument("--game", help="game of 'act' requests that name none")
-    parser.add_argument("--agent", metavar="SPEC", help="agent of 'act' requests that name none")
+    parser.add_argument("--agent", metavar="SPEC",
+                        help="agent of 'act' requests that name none (AGENT:@FILE loads its parameters "
+                        "from FILE here, once)")
     add_limit_options(parser)
-    parser.add_argument("--time-limit-ms", type=int, metavar="MS",
-                        help="hard limit per act request: agents then run in a worker process, which is "
+    add_server_options(parser)
+    parser.add_argument("--time-limit-ms", type=int, default=DEFAULT_TIME_LIMIT_MS, metavar="MS",
+                        help="hard limit per act request: agents run in a worker process, which is "
                         "stopped and replaced when a request overruns (the answer is an error); "
-                        "time_ms budgets may use 80%% of it (default: no hard limit)")
+                        "time_ms budgets may use 80%% of it; 0 runs agents in this process with no "
+                        f"hard limit (default {DEFAULT_TIME_LIMIT_MS})")
     parser.add_argument("--warm", action="store_true",
                         help="load every game's and agent's compiled code before reading requests")
+    # A worker of `serve` or of a time-limited `bot` gets its parent's parameter sets as values.
+    parser.add_argument("--parameter-sets-json", help=argparse.SUPPRESS)
     parser.set_defaults(run=run)
 
 
@@ -35,25 +47,74 @@ def add_limit_options(parser, time_help: str = "the largest time_ms budget a req
                         help=f"longest request accepted (default {default.max_request_bytes})")
     parser.add_argument("--max-time-ms", type=int, default=default.max_time_ms, metavar="MS",
                         help=f"{time_help} (default {default.max_time_ms})")
+    add_cap_options(parser)
 
 
-def limits_from_args(args) -> Limits:
+def add_cap_options(parser) -> None:
+    """The caps on what one request may ask for (``bot`` and ``serve``)."""
+    default = Limits()
+    parser.add_argument("--max-iterations", type=int, default=default.max_iterations, metavar="N",
+                        help="most search iterations a request may ask for (pimc: worlds x "
+                        f"iterations_per_world) (default {default.max_iterations})")
+    parser.add_argument("--max-nodes", type=int, default=default.max_nodes, metavar="N",
+                        help="largest search tree (node_cap) a request may ask for, 64 bytes a node "
+                        f"(default {default.max_nodes})")
+    parser.add_argument("--max-worlds", type=int, default=default.max_worlds, metavar="N",
+                        help=f"most pimc worlds a request may ask for (default {default.max_worlds})")
+
+
+def add_server_options(parser) -> None:
+    parser.add_argument("--params", action="append", default=[], metavar="NAME=FILE",
+                        help="load a parameter file (a tuning run's best.json) at start as the parameter "
+                        "set NAME, which requests name as AGENT:params=NAME (repeatable)")
+
+
+def limits_from_args(args, max_time_ms: int | None = None) -> Limits:
+    """The limits of the command line (``max_time_ms`` replaces ``--max-time-ms``)."""
     if args.max_request_bytes < 2:
         raise OptionError(f"--max-request-bytes must be at least 2, not {args.max_request_bytes}")
-    if args.max_time_ms < 1:
-        raise OptionError(f"--max-time-ms must be positive, not {args.max_time_ms}")
-    return Limits(max_request_bytes=args.max_request_bytes, max_time_ms=args.max_time_ms)
+    max_time_ms = args.max_time_ms if max_time_ms is None else max_time_ms
+    if max_time_ms < 1:
+        raise OptionError(f"--max-time-ms must be positive, not {max_time_ms}")
+    for flag in ("max_iterations", "max_nodes", "max_worlds"):
+        value = getattr(args, flag)
+        low = 2 if flag == "max_nodes" else 1
+        if value < low:
+            raise OptionError(f"--{flag.replace('_', '-')} must be at least {low}, not {value}")
+    return Limits(max_request_bytes=args.max_request_bytes, max_time_ms=max_time_ms,
+                  max_iterations=args.max_iterations, max_nodes=args.max_nodes,
+                  max_worlds=args.max_worlds)
+
+
+def defaults_from_args(args, limits: Limits) -> Defaults:
+    """The default game and agent and the parameter sets, files read once, checked
+    against ``limits``: values from here on, never paths."""
+    if getattr(args, "parameter_sets_json", None):
+        sets = {name: (agent, dict(params))
+                for name, (agent, params) in json.loads(args.parameter_sets_json).items()}
+    else:
+        sets = load_parameter_sets(args.params)
+    agent = resolve_spec_files(args.agent) if args.agent else None
+    defaults = Defaults(game=args.game, agent=agent, parameter_sets=sets)
+    check_settings(limits, defaults)
+    return defaults
 
 
 def run(args) -> int:
-    limits = limits_from_args(args)
-    defaults = Defaults(game=args.game, agent=args.agent)
+    time_limit_ms = args.time_limit_ms
+    if time_limit_ms != 0 and time_limit_ms < 10:
+        raise OptionError(f"--time-limit-ms must be at least 10 (or 0: no limit), not {time_limit_ms}")
+    if time_limit_ms:
+        limits = limits_from_args(args, min(args.max_time_ms, max(1, time_limit_ms * 4 // 5)))
+    else:
+        limits = limits_from_args(args)
+    defaults = defaults_from_args(args, limits)
     answers = sys.stdout
     # Answers own standard output: anything else printed (by an agent, say) goes to stderr.
     sys.stdout = sys.stderr
     try:
-        if args.time_limit_ms is not None:
-            return _serve_with_time_limit(args.time_limit_ms, limits, defaults, answers)
+        if time_limit_ms:
+            return _serve_with_time_limit(time_limit_ms, limits, defaults, answers)
         if args.warm:
             warm_up(limits)
         return serve_lines(sys.stdin.buffer, answers, limits, defaults)
@@ -63,10 +124,6 @@ def run(args) -> int:
 
 def _serve_with_time_limit(time_limit_ms: int, limits: Limits, defaults: Defaults, answers) -> int:
     """Relay ``act`` requests to a worker process that is killed if it overruns."""
-    if time_limit_ms < 10:
-        raise OptionError(f"--time-limit-ms must be at least 10, not {time_limit_ms}")
-    limits = Limits(max_request_bytes=limits.max_request_bytes,
-                    max_time_ms=max(1, min(limits.max_time_ms, time_limit_ms * 4 // 5)))
     pool = WorkerPool(bot_command(limits, defaults), 1, time_limit_ms)
 
     def handler(request):

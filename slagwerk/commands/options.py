@@ -39,11 +39,23 @@ def game_from_args(name: str, args: argparse.Namespace):
     return make_game(name, **options)
 
 
-def add_run_options(parser: argparse.ArgumentParser, move_time: float = 0.0) -> None:
+DEFAULT_SEED = 1
+DEFAULT_UNIT = "deal"
+
+
+def add_run_options(parser: argparse.ArgumentParser, move_time: float = 0.0, *,
+                    resumable: bool = False) -> None:
     """What every experiment command shares: seed, unit, workers and the
-    per-move time limit (``move_time`` 0 means none)."""
-    parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
-    parser.add_argument("--unit", choices=("deal", "match"), default="deal",
+    per-move time limit (``move_time`` 0 means none).
+
+    ``resumable``: the command continues runs with ``--resume``, so --seed,
+    --unit and --move-time default to ``None`` (given or not can be told
+    apart) and the command applies :data:`DEFAULT_SEED`, :data:`DEFAULT_UNIT`
+    and ``move_time`` itself.
+    """
+    parser.add_argument("--seed", type=int, default=None if resumable else DEFAULT_SEED,
+                        help=f"seed (default {DEFAULT_SEED})")
+    parser.add_argument("--unit", choices=("deal", "match"), default=None if resumable else DEFAULT_UNIT,
                         help="a game is one deal scored by its normalised deal score (default), "
                         "or a whole match scored by its outcome")
     parser.add_argument("--jobs", type=int, default=-1,
@@ -52,6 +64,27 @@ def add_run_options(parser: argparse.ArgumentParser, move_time: float = 0.0) -> 
                         help="joblib backend: local processes (default) or a Dask cluster")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask scheduler address for --backend dask (default: a local cluster)")
-    parser.add_argument("--move-time", type=float, default=move_time, metavar="SECONDS",
+    parser.add_argument("--move-time", type=float, default=None if resumable else move_time,
+                        metavar="SECONDS",
                         help="per-move time limit; slower moves forfeit "
                         f"(default {f'{move_time:g}' if move_time else 'none'})")
+
+
+def refuse_conflict(flag: str, stored, given, folder) -> None:
+    """With ``--resume``, a setting given again must agree with the one stored in ``folder``.
+
+    :raises OptionError: naming the flag, the folder's value and the given value.
+    """
+    if given != stored:
+        raise OptionError(
+            f"{flag} {_shown(given)} conflicts with {_shown(stored)} stored in {str(folder)!r}: "
+            f"--resume continues a run with its own settings (drop {flag}, or start a new run)"
+        )
+
+
+def _shown(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value) or "(none)"
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in sorted(value.items())) or "(none)"
+    return "none" if value is None else str(value)

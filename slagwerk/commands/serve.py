@@ -5,9 +5,16 @@ from __future__ import annotations
 import signal
 import sys
 
-from ..agents.http import DEFAULT_PORT, BotServer
-from ..agents.protocol import Defaults, Limits
+from ..agents.http import DEFAULT_PORT, BotServer, is_loopback
+from ..agents.protocol import Limits
 from ..engine.errors import OptionError
+from .bot import add_cap_options, add_server_options, defaults_from_args, limits_from_args
+
+PUBLIC_WARNING = (
+    "WARNING: slagwerk serve is listening on {host}, not on loopback: anyone who can reach this "
+    "address can use this machine's CPU through the bot, and there is no authentication. "
+    "Put it behind a proxy that authenticates, or bind 127.0.0.1."
+)
 
 
 def add_parser(subparsers) -> None:
@@ -17,7 +24,11 @@ def add_parser(subparsers) -> None:
         "a request that overruns the time limit is stopped and answered with an error.",
     )
     parser.add_argument("--host", default="127.0.0.1",
-                        help="address to bind (default 127.0.0.1: this machine only)")
+                        help="address to bind (default 127.0.0.1: this machine only); an address "
+                        "that is not loopback needs --public")
+    parser.add_argument("--public", action="store_true",
+                        help="allow a --host that is not loopback (no authentication: anyone who can "
+                        "reach it can use the CPU)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,
                         help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
@@ -25,8 +36,15 @@ def add_parser(subparsers) -> None:
                         help="per-request time limit; time_ms budgets may use 80%% of it (default 30000)")
     parser.add_argument("--max-request-bytes", type=int, default=Limits().max_request_bytes, metavar="N",
                         help=f"largest request body (default {Limits().max_request_bytes})")
+    add_cap_options(parser)
+    add_server_options(parser)
     parser.add_argument("--game", help="game of requests that name none")
-    parser.add_argument("--agent", metavar="SPEC", help="agent of requests that name none")
+    parser.add_argument("--agent", metavar="SPEC",
+                        help="agent of requests that name none (AGENT:@FILE loads its parameters "
+                        "from FILE here, once)")
+    parser.add_argument("--client-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="a client must send each whole request (headers and body) within this "
+                        "time, or it is dropped; an idle keep-alive connection too (default 10)")
     parser.add_argument("--log", action="store_true", help="log every request to stderr")
     parser.set_defaults(run=run)
 
@@ -36,17 +54,23 @@ def run(args) -> int:
         raise OptionError(f"--workers must be at least 1, not {args.workers}")
     if args.time_limit_ms < 10:
         raise OptionError(f"--time-limit-ms must be at least 10, not {args.time_limit_ms}")
-    if args.max_request_bytes < 2:
-        raise OptionError(f"--max-request-bytes must be at least 2, not {args.max_request_bytes}")
     if not 0 <= args.port <= 65535:
         raise OptionError(f"--port must be 0..65535, not {args.port}")
-    limits = Limits(max_request_bytes=args.max_request_bytes,
-                    max_time_ms=max(1, args.time_limit_ms * 4 // 5))
+    if not 0 < args.client_timeout <= 3600:
+        raise OptionError(f"--client-timeout must be in (0, 3600] seconds, not {args.client_timeout}")
+    limits = limits_from_args(args, max(1, args.time_limit_ms * 4 // 5))
+    public = not is_loopback(args.host)
+    if public and not args.public:
+        raise OptionError(f"--host {args.host!r} is not a loopback address: anyone on the network could "
+                          f"use this server, which has no authentication; add --public to allow it")
+    defaults = defaults_from_args(args, limits)  # parameter files are read here, once
+    if public:
+        print(PUBLIC_WARNING.format(host=args.host), file=sys.stderr, flush=True)
     print(f"starting {args.workers} bot worker(s)...", file=sys.stderr, flush=True)
     try:
         server = BotServer(args.host, args.port, limits=limits, time_limit_ms=args.time_limit_ms,
-                           workers=args.workers, defaults=Defaults(game=args.game, agent=args.agent),
-                           log_requests=args.log)
+                           workers=args.workers, defaults=defaults, public=args.public,
+                           socket_timeout=args.client_timeout, log_requests=args.log)
     except OSError as err:
         raise OptionError(f"cannot listen on {args.host}:{args.port}: {err.strerror}") from None
     # A service manager stops the server with SIGTERM: close the workers on the way out.

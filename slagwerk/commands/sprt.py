@@ -51,9 +51,12 @@ def _elo(value: float) -> str:
 
 
 def run(args) -> int:
+    from ..agents.registry import resolve_spec_files
     from ..experiments.runner import ExperimentError
     from ..experiments.sprt import run_sprt
 
+    # @FILE items are read once, here: the test runs (and reports) values, never paths.
+    args.a, args.b = resolve_spec_files(args.a), resolve_spec_files(args.b)
     if args.jobs == 0 or args.jobs < -1:
         raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
     if args.every < 1:

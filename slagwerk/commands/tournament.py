@@ -14,7 +14,14 @@ from pathlib import Path
 
 from ..engine import GAME_NAMES
 from ..engine.errors import OptionError
-from .options import add_game_options, add_run_options, game_from_args
+from .options import (
+    DEFAULT_SEED,
+    DEFAULT_UNIT,
+    add_game_options,
+    add_run_options,
+    game_from_args,
+    refuse_conflict,
+)
 
 MAIN_JOB_DEALS = 100
 """Duplicate groups per game in the no-argument main job (a few minutes on two cores)."""
@@ -47,15 +54,19 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--results", metavar="DIR",
                         help=f"results folder (default {RESULTS_ROOT}/<game or 'tournament'>-<time>)")
     parser.add_argument("--resume", metavar="DIR",
-                        help="continue the interrupted tournament in DIR with its stored settings")
+                        help="continue the interrupted tournament in DIR with its stored settings "
+                        "(a setting given with it must agree with the stored one)")
+    parser.add_argument("--force", action="store_true",
+                        help="start over in a --results folder that is not empty (replacing an "
+                        "earlier run's config, games and summaries there)")
     parser.add_argument("--records", action="store_true",
-                        help="keep every game's full record (RULES.md §5) in the results")
-    parser.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP,
+                        help="keep every game's full record (docs/records.md) in the results")
+    parser.add_argument("--bootstrap", type=int, default=None,
                         help=f"bootstrap resamples for the intervals (default {DEFAULT_BOOTSTRAP})")
     parser.add_argument("--json", action="store_true",
                         help="print each game's final ranking as one JSON object per line")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_run_options(parser, move_time=DEFAULT_MOVE_TIME)
+    add_run_options(parser, move_time=DEFAULT_MOVE_TIME, resumable=True)
     add_game_options(parser)
     parser.set_defaults(run=run)
 
@@ -86,7 +97,8 @@ def default_agents(game) -> list[str]:
 
 
 def run(args) -> int:
-    from ..experiments.results import ResultsFolder
+    from ..experiments.ratings import DEFAULT_BOOTSTRAP
+    from ..experiments.results import ResultsFolder, claim_folder
     from ..experiments.runner import ExperimentError
     from ..experiments.tournament import TournamentConfig, run_tournament
 
@@ -96,11 +108,16 @@ def run(args) -> int:
         raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
     if args.resume:
         folders = _resume_folders(Path(args.resume), ResultsFolder)
+        _refuse_conflicting_flags(args, folders)
         results = [run_tournament(None, folder, resume=True, **common) for folder in folders]
         _report(results, args)
         return 0
 
+    from ..agents.registry import resolve_spec_files
+
     games = list(dict.fromkeys(args.game or GAME_NAMES))
+    # @FILE items are read once, here: the run (and its config.json) holds values, never paths.
+    specs = tuple(resolve_spec_files(spec) for spec in args.agents) if args.agents else None
     options_given = args.option or any(
         getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
     if options_given and len(games) != 1:
@@ -109,12 +126,12 @@ def run(args) -> int:
     configs = []
     for name in games:
         game = game_from_args(name, args)
-        agents = tuple(args.agents) if args.agents else tuple(default_agents(game))
+        agents = specs or tuple(default_agents(game))
         config = TournamentConfig(
-            game=name, agents=agents, deals=deals, seed=args.seed,
+            game=name, agents=agents, deals=deals, seed=_or(args.seed, DEFAULT_SEED),
             options=tuple(sorted(game.options.items())) if options_given else (),
-            unit=args.unit, move_time=args.move_time if args.move_time > 0 else None,
-            records=args.records, bootstrap=args.bootstrap,
+            unit=_or(args.unit, DEFAULT_UNIT), move_time=_move_time(args),
+            records=args.records, bootstrap=_or(args.bootstrap, DEFAULT_BOOTSTRAP),
         )
         config.validate()  # every spec and setting checked before any game runs
         configs.append(config)
@@ -127,8 +144,10 @@ def run(args) -> int:
     # Every game's folder exists before the first game is played, so that
     # --resume ROOT finishes the games not yet started as well.
     folders = [root if len(configs) == 1 else root / config.game for config in configs]
+    if len(configs) > 1:
+        claim_folder(root, ResultsFolder.KIND, force=args.force)
     for config, folder in zip(configs, folders):
-        ResultsFolder.create(folder, config.to_json())
+        ResultsFolder.create(folder, config.to_json(), force=args.force)
     results = []
     try:
         for folder in folders:
@@ -139,6 +158,50 @@ def run(args) -> int:
         raise
     _report(results, args)
     return 0
+
+
+def _or(value, default):
+    return default if value is None else value
+
+
+def _move_time(args) -> float | None:
+    from ..experiments.tournament import DEFAULT_MOVE_TIME
+
+    move_time = _or(args.move_time, DEFAULT_MOVE_TIME)
+    return move_time if move_time > 0 else None
+
+
+def _refuse_conflicting_flags(args, folders: list[Path]) -> None:
+    """With --resume, every stored setting given again must agree with the folder's."""
+    from ..agents.registry import resolve_spec_files
+    from ..engine import make_game
+    from ..experiments.results import ResultsFolder
+    from ..experiments.tournament import TournamentConfig
+
+    if args.force:
+        raise OptionError("--force starts a tournament over; it cannot be combined with --resume")
+    configs = [TournamentConfig.from_json(ResultsFolder.open(folder).config()) for folder in folders]
+    where = args.resume
+    if args.results is not None and Path(args.results).resolve() != Path(args.resume).resolve():
+        refuse_conflict("--results", args.resume, args.results, where)
+    if args.game:
+        refuse_conflict("--game", sorted(c.game for c in configs), sorted(set(args.game)), where)
+    options_given = args.option or any(
+        getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
+    for config in configs:
+        given = [("--deals", config.deals, args.deals), ("--seed", config.seed, args.seed),
+                 ("--unit", config.unit, args.unit), ("--bootstrap", config.bootstrap, args.bootstrap),
+                 ("--records", config.records, True if args.records else None),
+                 ("--move-time", config.move_time, None if args.move_time is None else _move_time(args)),
+                 ("--agents", list(config.agents),
+                  None if args.agents is None else [resolve_spec_files(a) for a in args.agents])]
+        if options_given:
+            stored = make_game(config.game, **dict(config.options)).options
+            given.append(("--option/--players/--target/--first-dealer", stored,
+                          game_from_args(config.game, args).options))
+        for flag, stored_value, given_value in given:
+            if given_value is not None:
+                refuse_conflict(flag, stored_value, given_value, where)
 
 
 def _resume_folders(path: Path, folders) -> list[Path]:

@@ -7,7 +7,14 @@ import sys
 
 from ..engine import GAME_NAMES
 from ..engine.errors import OptionError
-from .options import add_game_options, add_run_options, game_from_args
+from .options import (
+    DEFAULT_SEED,
+    DEFAULT_UNIT,
+    add_game_options,
+    add_run_options,
+    game_from_args,
+    refuse_conflict,
+)
 
 
 def add_parser(subparsers) -> None:
@@ -32,31 +39,37 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--opponents", nargs="+", metavar="SPEC",
                         help="the opponent pool, e.g. heuristic ismcts:iterations=500")
     parser.add_argument("--budget", type=int, help="games to play while tuning (not counting the SPRT)")
-    parser.add_argument("--method", choices=METHODS, default="auto",
+    parser.add_argument("--method", choices=METHODS, default=None,
                         help="spsa, gp, or auto: gp when every tuned parameter is an integer (default)")
     parser.add_argument("--groups", type=int,
                         help=f"duplicate groups per evaluation (default: {SPSA_GROUPS} for SPSA, "
                         f"at least {GP_GROUPS} for the GP search)")
     parser.add_argument("--results", metavar="DIR",
                         help="results folder (default slagwerk-results/tune-<game>-<agent>-<time>)")
-    parser.add_argument("--resume", metavar="DIR", help="continue the interrupted run in DIR")
+    parser.add_argument("--resume", metavar="DIR",
+                        help="continue the interrupted run in DIR with its stored settings (a setting "
+                        "given with it must agree with the stored one)")
+    parser.add_argument("--force", action="store_true",
+                        help="start over in a --results folder that is not empty (replacing an "
+                        "earlier run's files there)")
     parser.add_argument("--no-confirm", action="store_true", help="skip the SPRT against the defaults")
-    parser.add_argument("--elo0", type=float, default=0.0,
+    parser.add_argument("--elo0", type=float, default=None,
                         help="SPRT H0: the tuned setting is at most this stronger (default 0)")
-    parser.add_argument("--elo1", type=float, default=DEFAULT_ELO1,
+    parser.add_argument("--elo1", type=float, default=None,
                         help=f"SPRT H1: it is at least this stronger (default {DEFAULT_ELO1:g})")
-    parser.add_argument("--alpha", type=float, default=0.05, help="SPRT false-H1 rate (default 0.05)")
-    parser.add_argument("--beta", type=float, default=0.05, help="SPRT false-H0 rate (default 0.05)")
-    parser.add_argument("--max-groups", type=int, default=DEFAULT_MAX_GROUPS,
+    parser.add_argument("--alpha", type=float, default=None, help="SPRT false-H1 rate (default 0.05)")
+    parser.add_argument("--beta", type=float, default=None, help="SPRT false-H0 rate (default 0.05)")
+    parser.add_argument("--max-groups", type=int, default=None,
                         help=f"SPRT gives up after this many groups (default {DEFAULT_MAX_GROUPS})")
     parser.add_argument("--json", action="store_true", help="print best.json (with the SPRT) as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    add_run_options(parser)
+    add_run_options(parser, resumable=True)
     add_game_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
+    from ..agents.registry import resolve_spec_files
     from ..experiments.runner import ExperimentError
     from ..experiments.tuning import TuneConfig, format_report, run_tuning
     from ..experiments.tuning.run import confirmation_seed
@@ -68,6 +81,7 @@ def run(args) -> int:
                   progress=not args.quiet, on_confirm_group=confirm_bar.update)
     try:
         if args.resume:
+            _refuse_conflicting_flags(args)
             result = run_tuning(None, args.resume, resume=True, **common)
         else:
             missing = [flag for flag, value in (("--game", args.game), ("--agent", args.agent),
@@ -78,18 +92,17 @@ def run(args) -> int:
             options_given = args.option or any(
                 getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
             game = game_from_args(args.game, args)
-            if args.move_time < 0:
-                raise OptionError(f"--move-time must not be negative, not {args.move_time}")
             config = TuneConfig(
                 game=args.game, agent=args.agent, params=tuple(args.param),
-                opponents=tuple(args.opponents), budget=args.budget, seed=args.seed,
-                method=args.method, groups=args.groups,
+                # @FILE items are read once, here: the run (and its config.json) holds values.
+                opponents=tuple(resolve_spec_files(spec) for spec in args.opponents),
+                budget=args.budget, seed=_or(args.seed, DEFAULT_SEED),
+                method=_or(args.method, "auto"), groups=args.groups,
                 options=tuple(sorted(game.options.items())) if options_given else (),
-                unit=args.unit, move_time=args.move_time if args.move_time > 0 else None,
-                confirm=not args.no_confirm, elo0=args.elo0, elo1=args.elo1, alpha=args.alpha,
-                beta=args.beta, max_groups=args.max_groups,
+                unit=_or(args.unit, DEFAULT_UNIT), move_time=_move_time(args),
+                confirm=not args.no_confirm, **_sprt_settings(args),
             )
-            result = run_tuning(config, args.results, **common)
+            result = run_tuning(config, args.results, force=args.force, **common)
     finally:
         confirm_bar.close()
     if args.json:
@@ -107,6 +120,62 @@ def run(args) -> int:
         print(f"results: {result.folder} (evaluations.jsonl, best.json, summary.json{plot}); "
               f"load the setting with --agents {config.agent}:@{result.folder}/best.json", file=sys.stderr)
     return 0
+
+
+def _or(value, default):
+    return default if value is None else value
+
+
+def _move_time(args) -> float | None:
+    if args.move_time is not None and args.move_time < 0:
+        raise OptionError(f"--move-time must not be negative, not {args.move_time}")
+    return args.move_time if args.move_time else None
+
+
+def _sprt_settings(args) -> dict:
+    from ..experiments.tuning.run import DEFAULT_ELO1, DEFAULT_MAX_GROUPS
+
+    return dict(elo0=_or(args.elo0, 0.0), elo1=_or(args.elo1, DEFAULT_ELO1), alpha=_or(args.alpha, 0.05),
+                beta=_or(args.beta, 0.05), max_groups=_or(args.max_groups, DEFAULT_MAX_GROUPS))
+
+
+def _refuse_conflicting_flags(args) -> None:
+    """With --resume, every stored setting given again must agree with the folder's."""
+    from pathlib import Path
+
+    from ..agents.registry import resolve_spec_files
+    from ..engine import make_game
+    from ..experiments.tuning.folder import TuningFolder
+
+    if args.force:
+        raise OptionError("--force starts a tuning run over; it cannot be combined with --resume")
+    config = TuningFolder.open(args.resume).config()
+    where = args.resume
+    if args.results is not None and Path(args.results).resolve() != Path(args.resume).resolve():
+        refuse_conflict("--results", args.resume, args.results, where)
+    stored = lambda name, default=None: config.get(name, default)  # noqa: E731
+    move_time = None if args.move_time is None else _move_time(args)
+    given = [("--game", stored("game"), args.game), ("--agent", stored("agent"), args.agent),
+             ("--param", stored("params"), list(args.param) or None),
+             ("--opponents", stored("opponents"),
+              None if args.opponents is None else [resolve_spec_files(o) for o in args.opponents]),
+             ("--budget", stored("budget"), args.budget), ("--method", stored("method"), args.method),
+             ("--groups", stored("groups"), args.groups), ("--seed", stored("seed"), args.seed),
+             ("--unit", stored("unit"), args.unit),
+             ("--no-confirm", not stored("confirm", True), True if args.no_confirm else None),
+             ("--elo0", stored("elo0"), args.elo0), ("--elo1", stored("elo1"), args.elo1),
+             ("--alpha", stored("alpha"), args.alpha), ("--beta", stored("beta"), args.beta),
+             ("--max-groups", stored("max_groups"), args.max_groups)]
+    if args.move_time is not None:
+        given.append(("--move-time", stored("move_time"), move_time))
+    for flag, stored_value, given_value in given:
+        if given_value is not None:
+            refuse_conflict(flag, stored_value, given_value, where)
+    if args.option or any(getattr(args, key) is not None for key in ("players", "target", "first_dealer")):
+        game = stored("game")
+        refuse_conflict("--option/--players/--target/--first-dealer",
+                        make_game(game, **dict(stored("options") or {})).options,
+                        game_from_args(game, args).options, where)
 
 
 class _ConfirmBar:

@@ -1,0 +1,250 @@
+"""``slagwerk serve`` facing untrusted clients: loopback unless --public, slow clients dropped,
+a listen backlog for bursts, JSON 405s with ``Allow``, a strict Content-Length, paths refused."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import threading
+import time
+
+import pytest
+from test_http import good_request, legal_for
+
+from slagwerk.agents.http import LISTEN_BACKLOG, BindError, BotServer, is_loopback
+from slagwerk.agents.protocol import Limits
+from slagwerk.cli import main
+
+CLIENT_TIMEOUT_S = 1.0
+GIVE_UP_S = 30.0  # a bound that only guards against a hang: the server drops a slow client in ~1 s
+
+
+@pytest.fixture(scope="module")
+def server():
+    bot_server = BotServer("127.0.0.1", 0, limits=Limits(max_request_bytes=64 * 1024), time_limit_ms=20_000,
+                           workers=1, socket_timeout=CLIENT_TIMEOUT_S)
+    thread = threading.Thread(target=bot_server.serve_forever, daemon=True)
+    thread.start()
+    yield bot_server
+    bot_server.shutdown()
+    bot_server.close()
+    thread.join(timeout=30)
+
+
+def exchange(server, data: bytes) -> tuple[int, dict, bytes]:
+    """Send raw ``data``; the status, headers and body of the answer (the server closes)."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=GIVE_UP_S) as sock:
+        sock.sendall(data)
+        reply = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
+    head, _, body = reply.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        key, _, value = line.partition(":")
+        headers[key.strip().lower()] = value.strip()
+    return int(lines[0].split()[1]), headers, body
+
+
+def _act_body() -> bytes:
+    return json.dumps(good_request()).encode()
+
+
+# ---------------------------------------------------------------------- loopback only
+
+
+@pytest.mark.parametrize("host, loopback", [
+    ("127.0.0.1", True), ("127.3.2.1", True), ("localhost", True), ("::1", True),
+    ("0.0.0.0", False), ("", False), ("::", False), ("10.1.2.3", False), ("no-such-host.invalid", False),
+])
+def test_is_loopback(host, loopback):
+    assert is_loopback(host) is loopback
+
+
+def test_a_server_on_every_interface_needs_public():
+    with pytest.raises(BindError, match="not a loopback address"):
+        BotServer("0.0.0.0", 0, workers=1)
+
+
+def test_serve_refuses_a_public_host_without_the_flag(capsys):
+    assert main(["serve", "--host", "0.0.0.0", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "not a loopback address" in err and "--public" in err
+
+
+def test_serve_public_warns_about_the_risk(monkeypatch, capsys):
+    import slagwerk.commands.serve as serve
+
+    made = {}
+
+    class FakeServer:
+        server_address = ("0.0.0.0", 1234)
+
+        def __init__(self, host, port, **kwargs):
+            made.update(host=host, **kwargs)
+
+        def serve_forever(self):
+            raise KeyboardInterrupt
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(serve, "BotServer", FakeServer)
+    assert main(["serve", "--host", "0.0.0.0", "--port", "0", "--public"]) == 0
+    err = capsys.readouterr().err
+    assert "WARNING" in err and "anyone" in err and "no authentication" in err
+    assert made["host"] == "0.0.0.0" and made["public"] is True
+
+
+# --------------------------------------------------------------------- slow clients
+
+
+def _trickle(server, head: bytes, drip: bytes) -> float:
+    """Send ``head``, then one byte of ``drip`` every 0.2 s (never finishing the request)
+    until the server hangs up; the seconds that took."""
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=GIVE_UP_S) as sock:
+        sock.sendall(head)
+        while time.monotonic() - started < GIVE_UP_S:
+            try:
+                sock.sendall(drip)
+            except OSError:  # reset: the server hung up
+                return time.monotonic() - started
+            sock.settimeout(0.2)
+            try:
+                if sock.recv(65536) == b"":
+                    return time.monotonic() - started
+            except TimeoutError:
+                pass
+            except OSError:
+                return time.monotonic() - started
+    raise AssertionError(f"a client trickling its request was still served after {GIVE_UP_S} s")
+
+
+def test_a_client_that_trickles_its_headers_is_dropped(server):
+    took = _trickle(server, b"POST /v1/act HTTP/1.1\r\nX-Slow: ", b"a")
+    assert took < GIVE_UP_S
+
+
+def test_a_client_that_trickles_its_body_is_dropped(server):
+    took = _trickle(server, b"POST /v1/act HTTP/1.1\r\nContent-Length: 100000\r\n\r\n", b" ")
+    assert took < GIVE_UP_S
+
+
+def test_slow_clients_do_not_stop_others(server):
+    threads = [threading.Thread(target=_trickle, args=(server, b"POST /v1/act HTTP/1.1\r\nX: ", b"a"),
+                                daemon=True) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=GIVE_UP_S)
+    conn.request("POST", "/v1/act", body=_act_body())
+    response = conn.getresponse()
+    assert response.status == 200 and json.loads(response.read())["action"] in legal_for(good_request())
+    for thread in threads:
+        thread.join(timeout=GIVE_UP_S + 5)
+
+
+# ------------------------------------------------------------------- bursts of clients
+
+
+def test_the_listen_backlog_takes_a_burst():
+    assert BotServer.request_queue_size == LISTEN_BACKLOG >= 128
+
+
+# ------------------------------------------------------------------ methods and lengths
+
+
+@pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"])
+@pytest.mark.parametrize("path, allow", [("/v1/act", "POST"), ("/v1/info", "GET")])
+def test_other_methods_get_405_json_and_allow(server, method, path, allow):
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=GIVE_UP_S)
+    conn.request(method, path, body=b"{}" if method in ("PUT", "PATCH") else None)
+    response = conn.getresponse()
+    body = response.read()
+    assert response.status == 405 and response.getheader("Allow") == allow
+    assert response.getheader("Content-Type") == "application/json"
+    if method == "HEAD":
+        assert body == b""
+    else:
+        assert allow in json.loads(body)["error"]
+
+
+def test_get_act_and_post_info_name_the_allowed_method(server):
+    status, headers, body = exchange(server, b"GET /v1/act HTTP/1.1\r\nConnection: close\r\n\r\n")
+    assert status == 405 and headers["allow"] == "POST" and "use POST" in json.loads(body)["error"]
+    status, headers, body = exchange(server, b"POST /v1/info HTTP/1.1\r\nContent-Length: 2\r\n"
+                                             b"Connection: close\r\n\r\n{}")
+    assert status == 405 and headers["allow"] == "GET"
+
+
+def test_http_errors_of_the_server_itself_are_json(server):
+    status, headers, body = exchange(server, b"BREW /v1/act HTTP/1.1\r\n\r\n")
+    assert status == 501 and headers["content-type"] == "application/json"
+    assert json.loads(body)["id"] is None
+    many = b"".join(b"X-%d: 1\r\n" % i for i in range(120))
+    status, headers, body = exchange(server, b"GET /v1/info HTTP/1.1\r\n" + many + b"\r\n")
+    assert status == 431 and "error" in json.loads(body)
+
+
+def _padded_body(size: int = 1500) -> bytes:
+    body = _act_body()
+    return body + b" " * (size - len(body))  # JSON may end in spaces
+
+
+@pytest.mark.parametrize("length", ["1_500", "+1500", "1500x", "0x5dc", "\u0661\u0665\u0660\u0660",
+                                    "1500.0", "1" * 30])
+def test_a_content_length_is_ascii_digits_only(server, length):
+    head = f"POST /v1/act HTTP/1.1\r\nContent-Length: {length}\r\n\r\n".encode()
+    status, headers, answer = exchange(server, head + _padded_body())
+    assert status == 400 and headers["content-type"] == "application/json"
+    assert "bad Content-Length" in json.loads(answer)["error"]
+
+
+def test_two_content_lengths_are_refused(server):
+    body = _act_body()
+    head = f"POST /v1/act HTTP/1.1\r\nContent-Length: {len(body)}\r\nContent-Length: 2\r\n\r\n".encode()
+    status, _, answer = exchange(server, head + body)
+    assert status == 400 and "bad Content-Length" in json.loads(answer)["error"]
+
+
+def test_a_plain_content_length_still_works(server):
+    body = _act_body()
+    head = f"POST /v1/act HTTP/1.1\r\nContent-Length:  {len(body)} \r\nConnection: close\r\n\r\n".encode()
+    status, _, answer = exchange(server, head + body)
+    assert status == 200 and json.loads(answer)["action"] in legal_for(good_request())
+
+
+# --------------------------------------------------------------------- paths and caps
+
+
+def test_a_request_naming_a_path_gets_400_and_the_path_is_never_opened(server, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=GIVE_UP_S)
+    for spec in (f"ismcts:@{fifo}", "ismcts:@/dev/zero", "ismcts:@/dev/stdin"):
+        conn.request("POST", "/v1/act", body=json.dumps({**good_request(), "agent": spec}).encode())
+        response = conn.getresponse()
+        answer = json.loads(response.read())
+        assert response.status == 400 and "never files" in answer["error"], answer
+    with pytest.raises(OSError):  # no reader has the FIFO open
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+
+@pytest.mark.parametrize("spec, extra, message", [
+    ("ismcts", {"iterations": 10**9}, "iterations=1000000000 is more than this server allows"),
+    ("ismcts:node_cap=67108864", {}, "node_cap=67108864 is more than this server allows"),
+    ("random:seed=1", {}, "unknown parameter 'seed'"),
+    ("heuristic:game=x", {}, "unknown parameter 'game'"),
+])
+def test_over_cap_and_colliding_parameters_are_400s(server, spec, extra, message):
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=GIVE_UP_S)
+    conn.request("POST", "/v1/act", body=json.dumps({**good_request(), "agent": spec, **extra}).encode())
+    response = conn.getresponse()
+    answer = json.loads(response.read())
+    assert response.status == 400 and message in answer["error"], answer
