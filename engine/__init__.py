@@ -21,12 +21,13 @@ from .errors import (
     OptionError,
     SlagwerkError,
 )
-from .registry import GameClasses, game_class, game_info, game_names
+from .registry import GameClasses, GameNames, game_class, game_info
 
 GAMES = GameClasses()
 """Every game's class by name (imported on access)."""
 
-GAME_NAMES = game_names()
+GAME_NAMES = GameNames()
+"""Every game's name, built-in games first (games registered later included)."""
 
 
 def make_game(name: str, **options):

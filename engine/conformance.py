@@ -54,7 +54,7 @@ def check_declaration(name: str) -> None:
     kernels = kernels_by_id(info.game_id)
     missing = [k for k in REQUIRED_CONSTANTS + REQUIRED_KERNELS if not hasattr(kernels, k)]
     assert not missing, f"{name} kernels lack {missing}"
-    assert kernels.GAME_ID == info.game_id, f"{name}: kernels say game id {kernels.GAME_ID}"
+    assert info.game_id == kernels.GAME_ID, f"{name}: kernels say game id {kernels.GAME_ID}"
     assert tuple(kernels.OPTION_NAMES) == tuple(info.options), (
         f"{name}: the kernels' OPTION_NAMES {kernels.OPTION_NAMES} differ from the declared options")
     assert info.hides_actions == hasattr(kernels, "observed_actions"), (

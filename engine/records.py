@@ -8,8 +8,10 @@ scenarios with them.
 >>> from slagwerk.engine import make_game
 >>> from slagwerk.engine.records import record_of, replay
 >>> state = make_game("coins").new_match(seed=3)
->>> state.apply(state.legal_texts()[0])
-12
+>>> state.apply(state.legal_texts()[0])    # the lowest card, 5c: action 3
+3
+>>> record_of(state)["deals"][0]["actions"]
+['5c']
 >>> replay(record_of(state))["deals"][0]["points"] is None   # deal unfinished
 True
 """

@@ -16,7 +16,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import import_module
 
 from .errors import OptionError
@@ -40,6 +40,20 @@ def register_game(info: GameInfo) -> GameInfo:
     ``GameInfo`` again is allowed and changes nothing)."""
     _load_builtin()
     return _register(info)
+
+
+def unregister_game(name: str) -> GameInfo:
+    """Remove a game added by :func:`register_game` (a test's toy game, when
+    the test ends) and return its ``GameInfo``; built-in games stay.
+
+    Code compiled for its id (``dispatch.specialize``, numba's disk cache)
+    is not forgotten: give another game another id.
+    """
+    info = game_info(name)
+    if name in GAME_PACKAGES:
+        raise ValueError(f"{name!r} is a built-in game: it cannot be unregistered")
+    del _BY_NAME[info.name], _BY_ID[info.game_id]
+    return info
 
 
 def _register(info: GameInfo) -> GameInfo:
@@ -118,3 +132,26 @@ class GameClasses(Mapping):
 
     def __contains__(self, name):
         return isinstance(name, str) and name in game_names()
+
+
+class GameNames(Sequence):
+    """Every game's name, read from the registry on each use: a game registered
+    later (a plugin, a test's toy game) is listed too, by ``choices=`` of the
+    command line's ``--game`` for one. Compares equal to the tuple of names."""
+
+    def __getitem__(self, index):
+        return game_names()[index]
+
+    def __len__(self):
+        return len(game_infos())
+
+    def __contains__(self, name):
+        return name in game_names()
+
+    def __eq__(self, other):
+        return isinstance(other, (tuple, GameNames)) and tuple(self) == tuple(other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return repr(game_names())

@@ -353,6 +353,19 @@ def _play_many(setup: GameSetup, slots: list[GameSlot]) -> list[dict]:
     return [play_game(setup, slot) for slot in slots]
 
 
+def start_workers(setup: GameSetup, jobs: int = 1, backend: str = "loky") -> None:
+    """Start the local worker processes and let each load the kernels and warm its
+    agents up (see :func:`warm_up`), so that a progress bar started afterwards
+    counts games only. joblib's loky backend keeps these workers for the run."""
+    if backend != "loky" or jobs == 1:
+        return
+    from joblib import Parallel, delayed, effective_n_jobs
+
+    warm_up(setup)  # compiles here once and fills numba's disk cache for the workers
+    workers = effective_n_jobs(jobs)
+    Parallel(n_jobs=jobs)(delayed(warm_up)(setup) for _ in range(workers))
+
+
 def run_games(setup: GameSetup, slots: list[GameSlot], jobs: int = 1, backend: str = "loky",
               scheduler: str | None = None, chunk: int = 1):
     """Yield the result line of every game in ``slots`` as it finishes (any order).

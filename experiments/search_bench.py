@@ -101,27 +101,38 @@ print(json.dumps({"in_process": t2 - t0, "decision": t2 - t1, "iterations": deci
 
 
 def startup_rows(game_names=None) -> list[dict]:
-    """Per game, seconds to the first ISMCTS decision (default agent) in a fresh
-    process: ``cold`` with an empty numba cache, ``warm`` in a second process
-    using the first one's cache. ``decision_seconds`` excludes interpreter
-    start and imports (numba loads or compiles kernels on first call)."""
+    """Per game, measured alone in fresh processes, each game with its own empty
+    numba cache: seconds to the first ISMCTS decision (default agent), and
+    seconds for a whole ``slagwerk bot`` process to answer one default ISMCTS
+    ``act`` request. ``cold`` runs with the empty cache, ``warm`` in a second
+    process using the first one's cache. ``decision_seconds`` excludes
+    interpreter start and imports (numba loads or compiles kernels on first call)."""
     rows = []
     for name in game_names or GAME_NAMES:
-        with tempfile.TemporaryDirectory(prefix="slagwerk-startup-") as cache:
-            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-            for kind in ("cold", "warm"):
-                start = time.perf_counter()
-                out = subprocess.run([sys.executable, "-c", STARTUP_SNIPPET, name], env=env,
-                                     capture_output=True, text=True, check=True).stdout
-                wall = time.perf_counter() - start
-                inner = json.loads(out.strip().splitlines()[-1])
-                rows.append({
-                    "game": name,
-                    "benchmark": "startup_first_ismcts_decision",
-                    "implementation": kind,
-                    "seconds": round(wall, 2),
-                    "decision_seconds": round(inner["decision"], 3),
-                })
+        state = make_game(name).new_match(seed=1)
+        request = json.dumps({"id": 1, "type": "act", "game": name, "agent": "ismcts",
+                              "view": state.view(state.to_move)})
+        for benchmark in ("startup_first_ismcts_decision", "startup_bot_request"):
+            with tempfile.TemporaryDirectory(prefix="slagwerk-startup-") as cache:
+                env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "SLAGWERK_"))}
+                env["SLAGWERK_CACHE_DIR"] = cache
+                for kind in ("cold", "warm"):
+                    row = {"game": name, "benchmark": benchmark, "implementation": kind}
+                    start = time.perf_counter()
+                    if benchmark == "startup_bot_request":
+                        bot = [sys.executable, "-m", "slagwerk.cli", "bot", "--time-limit-ms", "0"]
+                        done = subprocess.run(bot, input=request + "\n", env=env, capture_output=True,
+                                              text=True, check=True)
+                        answer = json.loads(done.stdout.strip().splitlines()[-1])
+                        if "action" not in answer:
+                            raise RuntimeError(f"the bot did not answer the {name} request: {answer}")
+                    else:
+                        out = subprocess.run([sys.executable, "-c", STARTUP_SNIPPET, name], env=env,
+                                             capture_output=True, text=True, check=True).stdout
+                        decision = json.loads(out.strip().splitlines()[-1])["decision"]
+                        row["decision_seconds"] = round(decision, 3)
+                    row["seconds"] = round(time.perf_counter() - start, 2)
+                    rows.append(row)
     return rows
 
 

@@ -36,7 +36,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import xlogy
 
 from ..engine.bits import derive_seed
 from .ratings import TIE_TOLERANCE, groups_from_lines
@@ -87,6 +86,8 @@ def _max_log_likelihood(losses, draws, wins, score):
     ])
     x = np.clip(candidates, low, a)
     with np.errstate(divide="ignore", invalid="ignore"):
+        from scipy.special import xlogy  # scipy loads only when an SPRT is computed
+
         value = xlogy(losses, x) + xlogy(draws, 2.0 * (a - x)) + xlogy(wins, x - b)
     value = np.where(np.isnan(value), -np.inf, value)
     return value.max(axis=0)

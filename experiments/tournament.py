@@ -25,12 +25,22 @@ from pathlib import Path
 
 import numpy as np
 
+from ..engine import registry
 from ..engine.bits import derive_seed
 from ..engine.errors import SpecError
 from ..safe_files import SafeFileError
 from .ratings import DEFAULT_BOOTSTRAP, Ratings, groups_from_lines, rate
 from .results import ResultsFolder, run_id
-from .runner import UNITS, ExperimentError, GameSetup, game_info, run_games, validate_setup, warm_up
+from .runner import (
+    UNITS,
+    ExperimentError,
+    GameSetup,
+    game_info,
+    run_games,
+    start_workers,
+    validate_setup,
+    warm_up,
+)
 from .seating import rotations, schedule, tables_for
 from .sprt import SprtResult, run_sprt
 
@@ -48,17 +58,9 @@ __all__ = [
 DEFAULT_MOVE_TIME = 60.0
 """Per-move time limit of tournament games, in seconds."""
 
-POINTS_MEANING = {
-    "coins": "coins taken per deal (of 12)",
-    "koetsieren": "penalty points per deal (lower is better)",
-    "kozel": "card points taken by the seat's team per deal (of 120)",
-    "aluette": "match points won by the seat's team per deal",
-}
-"""What a deal's points (docs/records.md ``points``) measure in each game, for tables."""
-
-
 def points_meaning(game: str) -> str:
-    return POINTS_MEANING.get(game, "deal points per deal (docs/records.md 'points')")
+    """What a deal's points (docs/records.md ``points``) measure in ``game``, for tables."""
+    return registry.game_info(game).points
 
 
 # ------------------------------------------------------------------ evaluate
@@ -320,8 +322,9 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
     bar = None
     run = config.run_id()
     try:  # from here on the log is closed (its lock released) however the run ends
-        if todo:  # compiling and each agent's first decision before the bar's clock starts
+        if todo:  # compiling, workers and each agent's first decision before the bar's clock starts
             warm_up(setup)
+            start_workers(setup, jobs, backend)
         bar = _progress_bar(config, len(all_slots), len(done), progress)
         last_shown = 0.0
         for line in run_games(setup, todo, jobs=jobs, backend=backend, scheduler=scheduler):

@@ -47,10 +47,9 @@ def ismcts(state, seat: int | None = None, *, iterations: int | None = None,
         The searching seat; it must be the seat to move (default: that seat).
     iterations, time_ms
         The budget: a number of iterations (reproducible: the same seed and
-        iterations give the same result) or wall time in milliseconds
-        (checked between kernel slices of about 2 ms, see
-        :func:`slagwerk.search.tree.run_budget`). Default:
-        :data:`DEFAULT_ITERATIONS`.
+        iterations give the same result) or wall time in milliseconds, which
+        the kernel checks itself every few hundred iterations
+        (:mod:`slagwerk.search.deadline`). Default: :data:`DEFAULT_ITERATIONS`.
     c : float
         UCB1 exploration constant.
     final : {"most_visits", "best_mean"}

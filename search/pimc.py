@@ -29,6 +29,7 @@ from ..engine import dispatch
 from ..engine.bits import make_rng
 from ..engine.registry import kernels_by_id
 from ..engine.state import GAME, MAX_SEATS, TO_MOVE
+from .deadline import CHECK_MASK, deadline_after, expired, interruptible
 from .ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP
 from .tree import (
     ACTION,
@@ -39,6 +40,7 @@ from .tree import (
     OBJECTIVES,
     PLAYOUT_POLICIES,
     ROOT,
+    UNLIMITED_ITERATIONS,
     VISITS,
     SearchError,
     SearchResult,
@@ -49,7 +51,6 @@ from .tree import (
     choose,
     lookup,
     reset_tree,
-    run_budget,
     run_iterations,
     simulate,
     state_array,
@@ -70,10 +71,11 @@ def _index_of(root_actions, n_root, action):
 
 @njit(cache=True)
 def _flat_world(g, world, iterations, policy, objective, rng, root_actions, n_root, world_visits,
-                world_values):
+                world_values, deadline, stop):
     """Flat Monte Carlo on one world: playouts after each root action in turn.
 
-    Writes per-action playout counts and reward sums (int64/float64[n_root]).
+    Writes per-action playout counts and reward sums (int64/float64[n_root]);
+    returns the playouts run (fewer than ``iterations`` when stopped early).
     """
     seat = world[TO_MOVE]
     state = np.empty_like(world)
@@ -83,18 +85,24 @@ def _flat_world(g, world, iterations, policy, objective, rng, root_actions, n_ro
     for i in range(n_root):
         world_visits[i] = 0
         world_values[i] = 0.0
-    for k in range(iterations):
-        i = k % n_root
+    done = 0
+    while done < iterations:
+        if done > 0 and (done & CHECK_MASK) == 0 and expired(deadline, stop):
+            break
+        i = done % n_root
+        done += 1
         state[:] = world
         dispatch.apply_action(g, state, root_actions[i])
         simulate(g, state, objective, policy, rng, actions, deal_buffer, rewards)
         world_visits[i] += 1
         world_values[i] += rewards[seat]
+    return done
 
 
 @njit(cache=True)
 def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, objective, rng,
-                nodes, values, meta, root_actions, n_root, visit_sums, mean_sums, worlds_tried):
+                nodes, values, meta, root_actions, n_root, visit_sums, mean_sums, worlds_tried,
+                deadline, stop):
     """Search ``worlds`` determinizations of ``root`` for ``seat`` and add up the results.
 
     Parameters
@@ -116,20 +124,33 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
     visit_sums : int64[n_root]; mean_sums : float64[n_root]; worlds_tried : int64[n_root]
         Accumulated in place: visits, per-world mean reward, and the number of
         worlds in which each action was tried.
+    deadline, stop
+        Stop early (see :func:`slagwerk.search.tree.run_iterations`); at least
+        one world is searched.
+
+    Returns
+    -------
+    (int, int)
+        Worlds searched, and iterations run in them.
     """
     world = np.empty_like(root)
     world_visits = np.zeros(n_root, np.int64)
     world_values = np.zeros(n_root, np.float64)
-    for _ in range(worlds):
+    done = 0
+    iterations = 0
+    while done < worlds:
+        if done > 0 and expired(deadline, stop):
+            break
+        done += 1
         world[:] = root
         dispatch.determinize(g, world, seat, rng)
         if flat:
-            _flat_world(g, world, iterations_per_world, policy, objective, rng, root_actions, n_root,
-                        world_visits, world_values)
+            iterations += _flat_world(g, world, iterations_per_world, policy, objective, rng, root_actions,
+                                      n_root, world_visits, world_values, deadline, stop)
         else:
             reset_tree(nodes, values, meta)
-            run_iterations(g, world, seat, 0, iterations_per_world, c, policy, objective, rng,
-                           nodes, values, meta)
+            iterations += run_iterations(g, world, seat, 0, iterations_per_world, c, policy, objective,
+                                         rng, nodes, values, meta, deadline, stop)
             for i in range(n_root):
                 world_visits[i] = 0
                 world_values[i] = 0.0
@@ -145,6 +166,7 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
                 visit_sums[i] += world_visits[i]
                 mean_sums[i] += world_values[i] / world_visits[i]
                 worlds_tried[i] += 1
+    return done, iterations
 
 
 def pimc(state, seat: int | None = None, *, worlds: int | None = None,
@@ -189,16 +211,15 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
     flag = 1 if flat else 0
 
     per_world = int(iterations_per_world)
-    args = (root, seat, 0, per_world, flag, c, policy, objective_code, rng, tree.nodes, tree.values,
-            tree.meta, root_actions, n_root, visit_sums, mean_sums, worlds_tried)
-    kernel = dispatch.specialize(pimc_worlds, game, *args)  # loads or compiles, untimed
-
-    def step(k):
-        kernel(game, root, seat, k, per_world, flag, c, policy, objective_code, rng, tree.nodes,
-               tree.values, tree.meta, root_actions, n_root, visit_sums, mean_sums, worlds_tried)
-
-    start = time.perf_counter()
-    done = run_budget(step, worlds, time_ms)
+    budget = int(worlds) if worlds is not None else UNLIMITED_ITERATIONS
+    kernel = dispatch.specialize(pimc_worlds, game, root, seat, budget, per_world, flag, c, policy,
+                                 objective_code, rng, tree.nodes, tree.values, tree.meta, root_actions,
+                                 n_root, visit_sums, mean_sums, worlds_tried, 0.0, np.zeros(1, np.int64))
+    start = time.perf_counter()  # the kernel is loaded (or compiled) by now: untimed
+    with interruptible() as stop:
+        done, iterations_run = kernel(game, root, seat, budget, per_world, flag, c, policy, objective_code,
+                                      rng, tree.nodes, tree.values, tree.meta, root_actions, n_root,
+                                      visit_sums, mean_sums, worlds_tried, deadline_after(time_ms), stop)
     seconds = time.perf_counter() - start
     means = np.where(worlds_tried > 0, mean_sums / np.maximum(worlds_tried, 1), 0.0)
     tried = worlds_tried > 0
@@ -207,11 +228,11 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
         actions=root_actions,
         visits=visit_sums,
         values=means,
-        iterations=done * int(iterations_per_world),
+        iterations=int(iterations_run),
         nodes=0 if flat else tree.size,
         memory_bytes=0 if flat else tree.memory_bytes,
         seconds=seconds,
-        worlds=done,
+        worlds=int(done),
     )
 
 

@@ -62,6 +62,7 @@ from ..engine.errors import SlagwerkError
 from ..engine.playout import POLICY_HEURISTIC, POLICY_RANDOM, playout
 from ..engine.registry import kernels_by_id
 from ..engine.state import GAME, MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH, TO_MOVE
+from .deadline import CHECK_MASK, deadline_after, expired, interruptible
 
 
 class SearchError(SlagwerkError):
@@ -97,8 +98,8 @@ FINAL_CHOICES = {"most_visits": FINAL_MOST_VISITS, "best_mean": FINAL_BEST_MEAN}
 PLAYOUT_POLICIES = {"random": POLICY_RANDOM, "heuristic": POLICY_HEURISTIC}
 OBJECTIVES = {"deal": OBJECTIVE_DEAL, "match": OBJECTIVE_MATCH}
 
-TIME_SLICE_SECONDS = 0.002
-"""A time budget runs the kernel in slices of about this long (see :func:`run_budget`)."""
+UNLIMITED_ITERATIONS = 1 << 62
+"""The iteration budget of a search limited by time only."""
 
 
 # ------------------------------------------------------------------ kernels
@@ -240,8 +241,10 @@ def _ucb_child(nodes, values, child_of, n, c):
 
 @njit(cache=True)
 def run_iterations(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
-                   nodes, values, meta):
-    """Run ``iterations`` more MCTS iterations from ``root`` into the tree (in place).
+                   nodes, values, meta, deadline, stop):
+    """Run up to ``iterations`` more MCTS iterations from ``root`` into the tree (in
+    place), stopping early at ``deadline`` or when ``stop[0]`` is raised
+    (:mod:`slagwerk.search.deadline`; at least one iteration runs).
 
     Parameters
     ----------
@@ -262,11 +265,15 @@ def run_iterations(g, root, seat, determinize_each, iterations, c, policy, objec
         Generator, advanced in place.
     nodes, values, meta : int64[cap, NODE_FIELDS], float64[cap], int64[META_SIZE]
         The tree (see :func:`reset_tree`), updated in place.
+    deadline : float
+        ``time.perf_counter()`` value at which to stop (``inf``: none).
+    stop : int64[1]
+        Raised (non-zero) from outside to stop (a signal, see ``interruptible``).
 
     Returns
     -------
     int
-        Nodes in use afterwards.
+        Iterations run.
     """
     cap = nodes.shape[0]
     state = np.empty_like(root)
@@ -278,7 +285,11 @@ def run_iterations(g, root, seat, determinize_each, iterations, c, policy, objec
     rewards = np.zeros(MAX_SEATS, np.float64)
     path = np.empty(MAX_PATH, np.int64)
     may_hide = determinize_each != 0 and dispatch.hides_actions(g)
-    for _ in range(iterations):
+    done = 0
+    while done < iterations:
+        if done > 0 and (done & CHECK_MASK) == 0 and expired(deadline, stop):
+            break
+        done += 1
         state[:] = root
         if determinize_each:
             dispatch.determinize(g, state, seat, rng)
@@ -325,8 +336,8 @@ def run_iterations(g, root, seat, determinize_each, iterations, c, policy, objec
             node = path[d]
             nodes[node, VISITS] += 1
             values[node] += rewards[nodes[node, MOVER]]
-    meta[META_ITERATIONS] += iterations
-    return meta[META_NODES]
+    meta[META_ITERATIONS] += done
+    return done
 
 
 @njit(cache=True)
@@ -474,37 +485,6 @@ def check_position(state: np.ndarray, seat) -> int:
     return to_move
 
 
-def run_budget(step, iterations: int | None, time_ms: float | None) -> int:
-    """Call ``step(k)`` (which runs ``k`` units of work) until the budget is spent.
-
-    With ``iterations`` it runs exactly that many units in one call. With
-    ``time_ms`` numba cannot read the clock cheaply, so the kernel runs in
-    slices: after a first unit, each slice is sized from the average time per
-    unit so far to last about :data:`TIME_SLICE_SECONDS` or what remains of
-    the budget, whichever is shorter, and the loop stops at the deadline (or
-    when less than half a unit's time remains). A search thus ends within
-    about one slice or one unit of its budget, whichever is longer (plus any
-    time the operating system takes the processor away), and always runs at
-    least one unit. Returns the units run.
-    """
-    if time_ms is None:
-        step(int(iterations))
-        return int(iterations)
-    start = time.perf_counter()
-    deadline = start + float(time_ms) / 1000.0
-    done = 0
-    chunk = 1
-    while True:
-        step(chunk)
-        done += chunk
-        now = time.perf_counter()
-        remaining = deadline - now
-        per_unit = max((now - start) / done, 1e-9)
-        if remaining < per_unit / 2:
-            return done
-        chunk = max(1, int(min(remaining, TIME_SLICE_SECONDS) / per_unit))
-
-
 def state_array(state) -> np.ndarray:
     """The kernel array of ``state`` (an engine ``State`` or an int64 array)."""
     array = getattr(state, "array", state)
@@ -534,15 +514,13 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
     root = np.ascontiguousarray(root)
 
     game = int(root[GAME])
-    args = (root, seat, flag, 0, c, policy, objective_code, rng, tree.nodes, tree.values, tree.meta)
-    kernel = dispatch.specialize(run_iterations, game, *args)  # loads or compiles, untimed
-
-    def step(k):
-        kernel(game, root, seat, flag, k, c, policy, objective_code, rng, tree.nodes, tree.values,
-               tree.meta)
-
-    start = time.perf_counter()
-    done = run_budget(step, iterations, time_ms)
+    budget = int(iterations) if iterations is not None else UNLIMITED_ITERATIONS
+    kernel = dispatch.specialize(run_iterations, game, root, seat, flag, budget, c, policy, objective_code,
+                                 rng, tree.nodes, tree.values, tree.meta, 0.0, np.zeros(1, np.int64))
+    start = time.perf_counter()  # the kernel is loaded (or compiled) by now: untimed
+    with interruptible() as stop:
+        done = kernel(game, root, seat, flag, budget, c, policy, objective_code, rng, tree.nodes,
+                      tree.values, tree.meta, deadline_after(time_ms), stop)
     seconds = time.perf_counter() - start
     actions, visits, values, _ = tree.root_statistics(kernels_by_id(game).MAX_ACTIONS)
     return SearchResult(

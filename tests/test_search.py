@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import math
 
 import numpy as np
 import pytest
@@ -24,7 +25,8 @@ from slagwerk.search.tree import SearchError, Tree, run_iterations
 
 def iterate(state, *args):
     """run_iterations compiled for ``state``'s game."""
-    return dispatch.call(run_iterations, state.game.game_id, state.array, *args)
+    no_stop = np.zeros(1, np.int64)
+    return dispatch.call(run_iterations, state.game.game_id, state.array, *args, math.inf, no_stop)
 
 
 def random_position(game, seed: int, max_steps: int = 40):

@@ -8,6 +8,8 @@ discarded (it can never tell those apart), while a fixed-world search
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -21,7 +23,8 @@ from slagwerk.search.tree import ACTION, FIRST_CHILD, MOVER, NEXT_SIBLING, NO_NO
 
 def iterate(state, *args):
     """run_iterations compiled for ``state``'s game."""
-    return dispatch.call(run_iterations, state.game.game_id, state.array, *args)
+    no_stop = np.zeros(1, np.int64)
+    return dispatch.call(run_iterations, state.game.game_id, state.array, *args, math.inf, no_stop)
 
 
 def kozel_lead(seed: int):

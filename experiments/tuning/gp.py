@@ -37,8 +37,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
-from scipy.optimize import minimize
-from scipy.stats import norm, qmc
 
 MAX_CANDIDATES = 4096
 """Grids larger than this are searched through a fresh random sample of this many points."""
@@ -210,6 +208,8 @@ class GaussianProcess:
             starts.insert(0, self.log_params)
         best = None
         for start in starts:
+            from scipy.optimize import minimize  # scipy loads only when a GP is fitted
+
             found = minimize(negative_log_likelihood, start, jac=True, method="SLSQP", bounds=bounds)
             if np.isfinite(found.fun) and (best is None or found.fun < best.fun):
                 best = found
@@ -293,6 +293,8 @@ def gp_maximize(
     rng = np.random.default_rng(seed)
     dims = len(axes)
     n_initial = initial_design_size(dims, evaluations)
+    from scipy.stats import norm, qmc  # scipy loads only when a GP search runs
+
     design = [snap(u, axes) for u in qmc.LatinHypercube(d=dims, rng=rng).random(n_initial)]
     if start is not None:
         design[0] = snap(np.asarray(start, dtype=float), axes)

@@ -4,19 +4,32 @@ from __future__ import annotations
 
 import argparse
 
-from ..engine import GAMES, make_game
+from ..engine import make_game
 from ..engine.errors import OptionError
+from ..engine.registry import game_infos
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
-    """``--option key=value`` (repeatable) plus shortcuts for common options."""
+    """``--option key=value`` (repeatable) plus the shortcut flags the games
+    declare for their options (``--players``, ``--target``, ...)."""
     parser.add_argument(
         "--option", "-o", action="append", default=[], metavar="KEY=VALUE",
         help="a game option, e.g. target=15 (repeatable)",
     )
-    parser.add_argument("--players", type=int, help="number of players (Koetsieren: 2..6)")
-    parser.add_argument("--target", type=int, help="target score (Coins)")
-    parser.add_argument("--first-dealer", type=int, help="dealer of the first deal")
+    for flag, (key, users) in _option_flags().items():
+        doc = users[0][1].doc
+        where = ", ".join(f"{name} {spec.low}..{spec.high}" for name, spec in users)
+        parser.add_argument(flag, dest=key, type=int, help=f"{doc} ({where})")
+
+
+def _option_flags() -> dict[str, tuple[str, list]]:
+    """Every shortcut flag: the option it sets and the games (with specs) that have it."""
+    flags: dict[str, tuple[str, list]] = {}
+    for info in game_infos():
+        for key, spec in info.options.items():
+            if spec.flag:
+                flags.setdefault(spec.flag, (key, []))[1].append((info.name, spec))
+    return flags
 
 
 def game_from_args(name: str, args: argparse.Namespace):
@@ -30,12 +43,10 @@ def game_from_args(name: str, args: argparse.Namespace):
             options[key.strip()] = int(value)
         except ValueError:
             raise OptionError(f"--option {item!r}: {value!r} is not an integer") from None
-    for key in ("players", "target", "first_dealer"):
+    for key, _ in _option_flags().values():
         value = getattr(args, key, None)
         if value is not None:
             options[key] = value
-    if name not in GAMES:
-        raise OptionError(f"unknown game {name!r} (games: {', '.join(GAMES)})")
     return make_game(name, **options)
 
 
