@@ -9,8 +9,12 @@ game's kernels on ``State.array`` (through :mod:`slagwerk.engine.dispatch`).
 >>> state = game.new_match(seed=7)        # first deal dealt from seed 7
 >>> state.to_move, len(state.legal_actions())
 (1, 16)
->>> state.apply(state.legal_texts()[0])  # by notation (checked)
-0
+>>> state.legal_texts()[:3]
+['3c', 'Nc', 'Ac']
+>>> state.apply("3c")                     # by notation (checked); returns the action
+1
+>>> state.to_move
+2
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from .state import (
     TOTALS,
     TRICKS_DONE,
 )
+from .views import ViewParts, check_keys, read_common, read_options, write_common, write_phase
 
 
 @dataclass
@@ -189,10 +194,56 @@ class Game(ABC):
     def view(self, state: State, seat: int) -> dict:
         """The JSON view of ``seat``: everything it knows, nothing it cannot see."""
 
-    @abstractmethod
+    view_keys: ClassVar[tuple[str, ...]]
+    """Every field of the game's views: :data:`~slagwerk.engine.views.COMMON_KEYS`
+    and the game's own."""
+    view_optional_keys: ClassVar[tuple[str, ...]] = ("legal_actions",)
+    """Fields of :attr:`view_keys` that a view may leave out."""
+    view_max_tricks: ClassVar[int]
+    """The most ``tricks_done`` a view can show."""
+    view_max_total: ClassVar[int] = 10**6
+    """The most a seat's ``totals`` or ``deal_points`` can be."""
+
     def state_from_view(self, view: dict, seed: int = 0) -> State:
         """A state consistent with ``view``; cards the seat cannot see are dealt at
-        random from ``seed``. :class:`InvalidViewError` if the view is impossible."""
+        random from ``seed``. :class:`InvalidViewError` (one line, naming the
+        field) if the view is malformed or impossible.
+
+        The same steps for every game: check the fields (:attr:`view_keys`),
+        build the game with the view's options, check the common header, let
+        the game read and check its own parts (:meth:`_read_view`), write the
+        header and the phase, let the game write its cards and fields
+        (:meth:`_write_view`), and keep the deal's log if the game rebuilt one.
+        """
+        required = [key for key in self.view_keys if key not in self.view_optional_keys]
+        check_keys(view, self.view_keys, required, self.name)
+        game = type(self)(**read_options(view, type(self)))
+        n = game.n_players
+        read_common(view, n, self.name, self.view_max_tricks, self.view_max_total)
+        parts = game._read_view(view)
+        state = game.new_match()
+        write_common(state.array, view, n)
+        write_phase(state.array, parts, n)
+        game._write_view(state.array, view, parts, seed)
+        if parts.history is not None:
+            state.deals.append(parts.history)
+        return state
+
+    def _read_view(self, view: dict) -> ViewParts:
+        """Hook of :meth:`state_from_view`: read and check the game's own fields of
+        ``view`` (its fields and common header are already checked; ``self`` has
+        the view's options) and how they fit the header. Returns the game's
+        :class:`ViewParts`, with the phase the state is in (and the outcome of
+        a finished match); :class:`InvalidViewError` if the view is impossible."""
+        raise NotImplementedError(f"{self.name} does not rebuild states from views")
+
+    def _write_view(self, array: np.ndarray, view: dict, parts: ViewParts, seed: int) -> None:
+        """Hook of :meth:`state_from_view`: write the game's fields into ``array``
+        (a new match's, with the view's header and phase already written): the
+        cards the seat knows where it knows them, the cards it cannot see dealt
+        at random from ``seed``. May raise :class:`InvalidViewError` for a check
+        that needs the written state."""
+        raise NotImplementedError(f"{self.name} does not rebuild states from views")
 
     @abstractmethod
     def render(self, state: State, seat: int | None = None) -> str:

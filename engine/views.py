@@ -6,25 +6,43 @@ adds its own (a hand, a trick, ...). :func:`check_keys` rejects unknown and
 missing keys, and the ``want_*`` readers raise :class:`InvalidViewError`
 naming the key and the bad value, so a bot answers a broken request with a
 clear error instead of a traceback.
+
+:meth:`Game.state_from_view <slagwerk.engine.game.Game.state_from_view>`
+reads a view back in the same steps for every game; a game's hooks use the
+checks and writers here for what several games share (one card per seat per
+trick: :func:`check_complete_tricks`, :func:`check_trick_turn`,
+:func:`write_trick`) and return their parts as a :class:`ViewParts`.
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .cards import Deck
 from .errors import CardError, InvalidViewError
 from .state import (
+    CHANCE,
+    DEAL_COMPLETE,
     DEAL_NUMBER,
     DEAL_POINTS,
     DEALER,
     LEADER,
+    OUTCOME,
+    PHASE,
+    PHASE_DEAL_PENDING,
+    PHASE_MATCH_OVER,
+    TERMINAL,
     TO_MOVE,
     TOTALS,
     TRICKS_DONE,
 )
+
+if TYPE_CHECKING:
+    from .game import DealLog
 
 COMMON_KEYS = (
     "game",  # game name
@@ -40,6 +58,24 @@ COMMON_KEYS = (
     "history",  # this deal's actions as this seat saw them: [{"seat", "action"}]
     "legal_actions",  # present when this seat is to move
 )
+
+
+@dataclass(kw_only=True)
+class ViewParts:
+    """What a game's ``_read_view`` hook read from a view (see
+    :meth:`Game.state_from_view <slagwerk.engine.game.Game.state_from_view>`).
+
+    A game subclasses it with its own parts (hand, trick, ...); the shared
+    steps use only these three fields.
+    """
+
+    phase: int
+    """The rebuilt state's phase: the game's phase while a seat is to move,
+    ``PHASE_DEAL_PENDING`` or ``PHASE_MATCH_OVER`` once nobody is."""
+    outcome: list[int] | None = None
+    """With ``PHASE_MATCH_OVER``: twice the outcome per seat (2 win, 1 draw, 0 loss)."""
+    history: DealLog | None = None
+    """The deal's log, for a game that rebuilds it from the view's ``history``."""
 
 
 def common_view(state, seat: int) -> dict:
@@ -122,6 +158,37 @@ def disjoint(groups: dict[str, list[int]], deck: Deck) -> None:
             seen[c] = name
 
 
+def want_disjoint_cards(view: dict, keys, deck: Deck) -> list[list[int]]:
+    """The card lists of the view fields ``keys``, each checked, no card in two of them."""
+    groups = {key: want_cards(view, key, deck) for key in keys}
+    disjoint(groups, deck)
+    return list(groups.values())
+
+
+def check_complete_tricks(played: list[int], tricks_done: int, n_seats: int) -> None:
+    """Every seat plays one card per trick: ``played`` makes the completed tricks."""
+    if len(played) != n_seats * tricks_done:
+        raise InvalidViewError(
+            f"{len(played)} played cards do not make {tricks_done} complete tricks"
+        )
+
+
+def check_trick_turn(view: dict, trick: list[int], n_seats: int) -> None:
+    """Every seat plays one card per trick: the trick in progress is not full,
+    and the seat to move (if any) is the next after its cards."""
+    most = n_seats - 1
+    if len(trick) > most:
+        raise InvalidViewError(
+            f"a trick in progress has at most {most} card{'s' if most != 1 else ''}, not {len(trick)}"
+        )
+    to_move, leader = view["to_move"], view["leader"]
+    if to_move is not None and to_move != (leader + len(trick)) % n_seats:
+        raise InvalidViewError(
+            f"seat {to_move} cannot be to move: seat {leader} led and "
+            f"{len(trick)} card(s) were played"
+        )
+
+
 def write_common(array: np.ndarray, view: dict, n_players: int) -> None:
     """Write the common header fields of a (validated) view into a state array."""
     array[DEALER] = view["dealer"]
@@ -132,6 +199,29 @@ def write_common(array: np.ndarray, view: dict, n_players: int) -> None:
     array[TO_MOVE] = -1 if to_move is None else to_move
     array[TOTALS : TOTALS + n_players] = view["totals"]
     array[DEAL_POINTS : DEAL_POINTS + n_players] = view["deal_points"]
+
+
+def write_phase(array: np.ndarray, parts: ViewParts, n_players: int) -> None:
+    """Write the phase and, once nobody is to move, what the kernels' ``end_deal``
+    or ``end_match`` write: the deal is complete, chance or nobody is to move,
+    and the outcome of a finished match."""
+    array[PHASE] = parts.phase
+    if parts.phase in (PHASE_DEAL_PENDING, PHASE_MATCH_OVER):
+        array[DEAL_COMPLETE] = 1
+        array[TO_MOVE] = CHANCE
+    if parts.phase == PHASE_MATCH_OVER:
+        array[TO_MOVE] = TERMINAL
+        array[OUTCOME : OUTCOME + n_players] = parts.outcome
+
+
+def write_trick(array: np.ndarray, trick: list[int], played: list[int],
+                trick_at: int, n_in_trick_at: int, gone_at: int) -> None:
+    """Write a trick where each seat plays one card: its cards in play order at
+    ``trick_at``, their number at ``n_in_trick_at``, and the mask of every card
+    played this deal (``trick`` and ``played``) at ``gone_at``."""
+    array[trick_at : trick_at + len(trick)] = trick
+    array[n_in_trick_at] = len(trick)
+    array[gone_at] = sum(1 << c for c in trick + played)
 
 
 def read_common(view: dict, n_players: int, game_name: str, max_tricks: int, max_total: int):

@@ -2,34 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..cards import ALUETTE_DECK
 from ..errors import InvalidRecordError, InvalidViewError
 from ..game import DealLog, Game, State
-from ..state import (
-    CHANCE,
-    DEAL_COMPLETE,
-    OUTCOME,
-    PHASE,
-    PHASE_DEAL_PENDING,
-    PHASE_MATCH_OVER,
-    PHASE_PLAY,
-    TERMINAL,
-    TO_MOVE,
-)
+from ..state import PHASE_DEAL_PENDING, PHASE_MATCH_OVER, PHASE_PLAY
 from ..views import (
     COMMON_KEYS,
-    check_keys,
+    ViewParts,
+    check_complete_tricks,
+    check_trick_turn,
     common_view,
     deal_hidden,
-    disjoint,
     one_card_trick_hand_sizes,
-    read_common,
-    read_options,
-    want_cards,
+    want_disjoint_cards,
     want_int_list,
-    write_common,
+    write_trick,
 )
 from . import INFO
 from . import kernels as K
@@ -73,6 +64,19 @@ def trick_winner(cards: list[str], leader: int) -> int | None:
     return None if pos < 0 else (leader + pos) % K.N_SEATS
 
 
+@dataclass(kw_only=True)
+class _AluetteView(ViewParts):
+    """An Aluette view's cards and trick record (:meth:`Aluette._read_view`)."""
+
+    hand: list[int]
+    trick: list[int]
+    played: list[int]
+    sizes: list[int]  # cards held per seat
+    won: list[int]  # tricks won per seat
+    first: list[int | None]  # index of each seat's first and latest won trick
+    last: list[int | None]
+
+
 class Aluette(Game):
     """Aluette (la Vache): four players in two partnerships, a five-deal match.
 
@@ -87,6 +91,10 @@ class Aluette(Game):
     kernels = K
     deck = ALUETTE_DECK
     option_specs = INFO.options
+    view_keys = VIEW_KEYS
+    view_optional_keys = OPTIONAL_KEYS
+    view_max_tricks = K.TRICKS_PER_DEAL
+    view_max_total = K.DEALS_PER_MATCH * K.MAX_DEAL_POINTS
 
     # ------------------------------------------------------------ notation
     def action_text(self, state: State, action: int, seat: int | None = None) -> str:
@@ -155,26 +163,14 @@ class Aluette(Game):
         )
         return view
 
-    def state_from_view(self, view: dict, seed: int = 0) -> State:
-        """A state consistent with ``view``; unseen cards dealt at random from ``seed``.
-
-        A non-empty ``history`` must agree with the other fields and is kept
-        as the state's log; an empty one is accepted.
-
-        :raises InvalidViewError: naming the malformed or inconsistent field.
-        """
-        required = [k for k in VIEW_KEYS if k not in OPTIONAL_KEYS]
-        check_keys(view, VIEW_KEYS, required, self.name)
-        read_common(view, K.N_SEATS, self.name, K.TRICKS_PER_DEAL, K.DEALS_PER_MATCH * K.MAX_DEAL_POINTS)
-        game = Aluette(**read_options(view, Aluette))
-        hand = want_cards(view, "hand", self.deck)
-        trick = want_cards(view, "trick", self.deck)
-        played = want_cards(view, "played", self.deck)
-        disjoint({"hand": hand, "trick": trick, "played": played}, self.deck)
+    def _read_view(self, view: dict) -> _AluetteView:
+        """A non-empty ``history`` must agree with the other fields and is kept
+        as the state's log; an empty one is accepted."""
+        hand, trick, played = want_disjoint_cards(view, ("hand", "trick", "played"), self.deck)
         won = want_int_list(view, "tricks_won", K.N_SEATS, 0, K.TRICKS_PER_DEAL)
         first = _want_indices(view, "first_win")
         last = _want_indices(view, "last_win")
-        seat, leader, to_move = view["seat"], view["leader"], view["to_move"]
+        leader, to_move = view["leader"], view["to_move"]
         tricks_done, deal_number = view["tricks_done"], view["deal_number"]
         complete = to_move is None
 
@@ -201,50 +197,33 @@ class Aluette(Game):
             raise InvalidViewError(
                 f"leader {leader} contradicts the tricks won: seat {expected_leader} must lead"
             )
-        if len(trick) > K.N_SEATS - 1:
-            raise InvalidViewError(f"a trick in progress has at most 3 cards, not {len(trick)}")
-        if not complete and to_move != (leader + len(trick)) % K.N_SEATS:
-            raise InvalidViewError(
-                f"seat {to_move} cannot be to move: seat {leader} led and "
-                f"{len(trick)} card(s) were played"
-            )
-        if len(played) != K.N_SEATS * tricks_done:
-            raise InvalidViewError(
-                f"{len(played)} played cards do not make {tricks_done} complete tricks"
-            )
+        check_trick_turn(view, trick, K.N_SEATS)
+        check_complete_tricks(played, tricks_done, K.N_SEATS)
         sizes = one_card_trick_hand_sizes(view, hand, trick, K.HAND_SIZE, K.N_SEATS)
         _check_points(view, won, first, last, complete, deal_number)
+        phase, outcome = PHASE_PLAY, None
+        if match_over:
+            mine, theirs = view["totals"][0], view["totals"][1]
+            team0 = 2 if mine > theirs else int(mine == theirs)
+            phase, outcome = PHASE_MATCH_OVER, [team0, 2 - team0] * 2
+        elif complete:
+            phase = PHASE_DEAL_PENDING
+        return _AluetteView(
+            phase=phase, outcome=outcome, history=_history_log(view, deal_dealer, trick, played),
+            hand=hand, trick=trick, played=played, sizes=sizes, won=won, first=first, last=last,
+        )
 
-        state = game.new_match()
-        arr = state.array
-        write_common(arr, view, K.N_SEATS)
-        known = set(hand) | set(trick) | set(played)
-        masks, leftover = deal_hidden(seat, hand, known, K.DECK_SIZE, sizes, seed)
-        arr[K.HANDS : K.HANDS + K.N_SEATS] = masks
-        arr[K.UNDEALT] = sum(1 << c for c in leftover)
-        for k, c in enumerate(trick):
-            arr[K.TRICK + k] = c
-        arr[K.N_IN_TRICK] = len(trick)
-        arr[K.GONE] = sum(1 << c for c in trick + played)
+    def _write_view(self, array: np.ndarray, view: dict, parts: _AluetteView, seed: int) -> None:
+        known = set(parts.hand) | set(parts.trick) | set(parts.played)
+        masks, leftover = deal_hidden(view["seat"], parts.hand, known, K.DECK_SIZE, parts.sizes, seed)
+        array[K.HANDS : K.HANDS + K.N_SEATS] = masks
+        array[K.UNDEALT] = sum(1 << c for c in leftover)
+        write_trick(array, parts.trick, parts.played, K.TRICK, K.N_IN_TRICK, K.GONE)
         for s in range(K.N_SEATS):
-            arr[K.TRICKS_WON + s] = won[s]
-            arr[K.FIRST_WIN + s] = -1 if first[s] is None else first[s]
-            arr[K.LAST_WIN + s] = -1 if last[s] is None else last[s]
-        arr[K.SPOILED] = tricks_done - sum(won)
-        if not complete:
-            arr[PHASE] = PHASE_PLAY
-        else:
-            arr[DEAL_COMPLETE] = 1
-            arr[PHASE] = PHASE_MATCH_OVER if match_over else PHASE_DEAL_PENDING
-            if match_over:
-                mine, theirs = view["totals"][0], view["totals"][1]
-                arr[OUTCOME + 0] = arr[OUTCOME + 2] = 2 if mine > theirs else int(mine == theirs)
-                arr[OUTCOME + 1] = arr[OUTCOME + 3] = 2 - arr[OUTCOME + 0]
-            arr[TO_MOVE] = TERMINAL if match_over else CHANCE
-        log = _history_log(view, deal_dealer, trick, played)
-        if log is not None:
-            state.deals.append(log)
-        return state
+            array[K.TRICKS_WON + s] = parts.won[s]
+            array[K.FIRST_WIN + s] = -1 if parts.first[s] is None else parts.first[s]
+            array[K.LAST_WIN + s] = -1 if parts.last[s] is None else parts.last[s]
+        array[K.SPOILED] = view["tricks_done"] - sum(parts.won)
 
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:

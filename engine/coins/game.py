@@ -2,28 +2,39 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..cards import COINS_DECK
 from ..errors import InvalidRecordError, InvalidViewError
 from ..game import Game, State
-from ..state import PHASE, PHASE_MATCH_OVER, PHASE_PLAY
+from ..state import PHASE_DEAL_PENDING, PHASE_MATCH_OVER, PHASE_PLAY
 from ..views import (
     COMMON_KEYS,
-    check_keys,
+    ViewParts,
+    check_complete_tricks,
+    check_trick_turn,
     common_view,
     deal_hidden,
-    disjoint,
     one_card_trick_hand_sizes,
-    read_common,
-    read_options,
-    want_cards,
-    write_common,
+    want_disjoint_cards,
+    write_trick,
 )
 from . import INFO
 from . import kernels as K
 
 VIEW_KEYS = COMMON_KEYS + ("hand", "trick", "played", "hand_sizes")
+
+
+@dataclass(kw_only=True)
+class _CoinsView(ViewParts):
+    """A Coins view's cards (:meth:`Coins._read_view`), and cards held per seat."""
+
+    hand: list[int]
+    trick: list[int]
+    played: list[int]
+    sizes: list[int]
 
 
 class Coins(Game):
@@ -40,6 +51,8 @@ class Coins(Game):
     kernels = K
     deck = COINS_DECK
     option_specs = INFO.options
+    view_keys = VIEW_KEYS
+    view_max_tricks = K.TRICKS_PER_DEAL
 
     # ------------------------------------------------------------ notation
     def action_text(self, state: State, action: int, seat: int | None = None) -> str:
@@ -86,48 +99,34 @@ class Coins(Game):
         )
         return view
 
-    def state_from_view(self, view: dict, seed: int = 0) -> State:
-        check_keys(view, VIEW_KEYS, [k for k in VIEW_KEYS if k != "legal_actions"], self.name)
-        read_common(view, K.N_SEATS, self.name, K.TRICKS_PER_DEAL, 10**6)
-        game = Coins(**read_options(view, Coins))
-        hand = want_cards(view, "hand", self.deck)
-        trick = want_cards(view, "trick", self.deck)
-        played = want_cards(view, "played", self.deck)
-        disjoint({"hand": hand, "trick": trick, "played": played}, self.deck)
-        seat, leader, to_move = view["seat"], view["leader"], view["to_move"]
-        tricks_done = view["tricks_done"]
-        if len(played) != 3 * tricks_done:
-            raise InvalidViewError(
-                f"{len(played)} played cards do not make {tricks_done} complete tricks"
-            )
-        if len(trick) > 2:
-            raise InvalidViewError(f"a trick in progress has at most 2 cards, not {len(trick)}")
-        if to_move is not None and to_move != (leader + len(trick)) % K.N_SEATS:
-            raise InvalidViewError(
-                f"seat {to_move} cannot be to move: seat {leader} led and "
-                f"{len(trick)} card(s) were played"
-            )
+    def _read_view(self, view: dict) -> _CoinsView:
+        hand, trick, played = want_disjoint_cards(view, ("hand", "trick", "played"), self.deck)
+        to_move, tricks_done = view["to_move"], view["tricks_done"]
+        check_complete_tricks(played, tricks_done, K.N_SEATS)
+        check_trick_turn(view, trick, K.N_SEATS)
         sizes = one_card_trick_hand_sizes(view, hand, trick, K.HAND_SIZE, K.N_SEATS)
         if sum(view["deal_points"]) != sum(
             1 for c in played if K.suit_of(c) == K.SUIT_COINS
         ):
             raise InvalidViewError("deal_points do not add up to the coins in the played tricks")
-        target = game.options["target"]
-        if to_move is not None and max(view["totals"]) >= target:
+        target = self.options["target"]
+        over = max(view["totals"]) >= target
+        if to_move is not None and over:
             raise InvalidViewError(f"a seat already has the target {target}: the match is over")
+        if to_move is not None:
+            phase, outcome = PHASE_PLAY, None
+        elif over:  # the seat that reached the target wins
+            phase, outcome = PHASE_MATCH_OVER, [2 if t >= target else 0 for t in view["totals"]]
+        else:
+            phase, outcome = PHASE_DEAL_PENDING, None
+        return _CoinsView(phase=phase, outcome=outcome, hand=hand, trick=trick, played=played,
+                          sizes=sizes)
 
-        state = game.new_match()
-        arr = state.array
-        write_common(arr, view, K.N_SEATS)
-        known = set(hand) | set(trick) | set(played)
-        masks, leftover = deal_hidden(seat, hand, known, K.DECK_SIZE, sizes, seed)
-        arr[K.HANDS : K.HANDS + K.N_SEATS] = masks
-        for k, c in enumerate(trick):
-            arr[K.TRICK + k] = c
-        arr[K.N_IN_TRICK] = len(trick)
-        arr[K.GONE] = sum(1 << c for c in trick + played)
-        arr[PHASE] = PHASE_PLAY if to_move is not None else PHASE_MATCH_OVER
-        return state
+    def _write_view(self, array: np.ndarray, view: dict, parts: _CoinsView, seed: int) -> None:
+        known = set(parts.hand) | set(parts.trick) | set(parts.played)
+        masks, _ = deal_hidden(view["seat"], parts.hand, known, K.DECK_SIZE, parts.sizes, seed)
+        array[K.HANDS : K.HANDS + K.N_SEATS] = masks
+        write_trick(array, parts.trick, parts.played, K.TRICK, K.N_IN_TRICK, K.GONE)
 
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:

@@ -9,6 +9,7 @@ card has been played.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,27 +17,21 @@ from ..cards import KOETSIEREN_DECK, UNKNOWN_CARD
 from ..errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError
 from ..game import Game, State
 from ..state import (
-    DEAL_COMPLETE,
     LAST_TRICK_WINNER,
-    OUTCOME,
-    PHASE,
     PHASE_DEAL_PENDING,
     PHASE_MATCH_OVER,
     PHASE_PLAY,
-    TERMINAL,
-    TO_MOVE,
 )
 from ..views import (
     COMMON_KEYS,
-    check_keys,
+    ViewParts,
+    check_complete_tricks,
     common_view,
     disjoint,
-    read_common,
-    read_options,
     want_cards,
     want_int,
     want_int_list,
-    write_common,
+    write_trick,
 )
 from . import INFO
 from . import kernels as K
@@ -57,6 +52,19 @@ def can_see(seat: int, owner: int, slot: int) -> bool:
     return True
 
 
+@dataclass(kw_only=True)
+class _KoetsierenView(ViewParts):
+    """A Koetsieren view's bidding and cards (:meth:`Koetsieren._read_view`)."""
+
+    maker: int
+    trump: str | None  # suit letter
+    bids: list[int | None]
+    tricks_won: list[int]
+    slots: dict  # {(seat, slot name): card, -1 for '??', None for played}
+    trick: list[int]
+    played: list[int]
+
+
 class Koetsieren(Game):
     """Koetsieren: 2 to 6 players, cards on the forehead, bid exactly your tricks.
 
@@ -75,6 +83,8 @@ class Koetsieren(Game):
     kernels = K
     deck = KOETSIEREN_DECK
     option_specs = INFO.options
+    view_keys = VIEW_KEYS
+    view_max_tricks = K.TRICKS_PER_DEAL
 
     @property
     def n_players(self) -> int:
@@ -216,11 +226,8 @@ class Koetsieren(Game):
                 texts.append(UNKNOWN_CARD)
         return {"table": texts[0:2], "forehead": texts[2:4], "hidden": texts[4]}
 
-    def state_from_view(self, view: dict, seed: int = 0) -> State:
-        check_keys(view, VIEW_KEYS, [k for k in VIEW_KEYS if k != "legal_actions"], self.name)
-        game = Koetsieren(**read_options(view, Koetsieren))
-        n = game.n_players
-        read_common(view, n, self.name, K.TRICKS_PER_DEAL, 10**6)
+    def _read_view(self, view: dict) -> _KoetsierenView:
+        n = self.n_players
         seat, dealer, leader = view["seat"], view["dealer"], view["leader"]
         to_move, tricks_done = view["to_move"], view["tricks_done"]
         maker = want_int(view, "trump_maker", 0, n - 1)
@@ -280,8 +287,7 @@ class Koetsieren(Game):
             raise InvalidViewError(f"nobody is to move, yet only {tricks_done} tricks are done")
         if len(trick) >= n or (trick and phase != PHASE_PLAY):
             raise InvalidViewError(f"a trick in progress cannot hold {len(trick)} cards here")
-        if len(played) != n * tricks_done:
-            raise InvalidViewError(f"{len(played)} played cards do not make {tricks_done} complete tricks")
+        check_complete_tricks(played, tricks_done, n)
         for t in range(n):
             should_hold = K.SLOTS_PER_SEAT - tricks_done - (1 if (t - leader) % n < len(trick) else 0)
             holds = sum(slots[t, name] is not None for name in K.SLOT_NAMES)
@@ -292,11 +298,14 @@ class Koetsieren(Game):
             raise InvalidViewError(f"deal_points {view['deal_points']!r} should be {penalties!r}")
         if not deal_over and max(totals) >= K.LOSING_TOTAL:
             raise InvalidViewError(f"a total of {max(totals)} has ended the match")
+        # Ruling: every seat sharing the highest total loses.
+        outcome = [0 if v == max(totals) else 2 for v in totals] if match_over else None
+        return _KoetsierenView(phase=phase, outcome=outcome, maker=maker, trump=trump, bids=bids,
+                               tricks_won=tricks_won, slots=slots, trick=trick, played=played)
 
-        state = game.new_match()
-        arr = state.array
-        write_common(arr, view, n)
-        visible = {c for cards in known.values() for c in cards}
+    def _write_view(self, array: np.ndarray, view: dict, parts: _KoetsierenView, seed: int) -> None:
+        n, slots, trick, played = self.n_players, dict(parts.slots), parts.trick, parts.played
+        visible = {c for c in slots.values() if c is not None and c >= 0}
         unknown = [c for c in range(K.DECK_SIZE) if c not in visible and c not in trick and c not in played]
         random.Random(seed).shuffle(unknown)
         blind = [key for key, c in slots.items() if c == -1]  # '??' slots, in seat/slot order
@@ -305,30 +314,21 @@ class Koetsieren(Game):
         for t in range(n):
             for slot, name in enumerate(K.SLOT_NAMES):
                 card = slots[t, name]
-                arr[K.SLOTS + t * K.SLOTS_PER_SEAT + slot] = K.EMPTY_SLOT if card is None else card
+                array[K.SLOTS + t * K.SLOTS_PER_SEAT + slot] = K.EMPTY_SLOT if card is None else card
                 if card is not None:
-                    arr[K.LIVE + t] |= 1 << slot
-        arr[K.UNDEALT] = sum(1 << c for c in unknown[len(blind) :])
-        arr[K.GONE] = sum(1 << c for c in trick + played)
-        arr[K.TRUMP] = K.NO_TRUMP if trump is None else SUIT_LETTERS.index(trump)
-        arr[K.TRUMP_MAKER] = maker
+                    array[K.LIVE + t] |= 1 << slot
+        array[K.UNDEALT] = sum(1 << c for c in unknown[len(blind) :])
+        write_trick(array, trick, played, K.TRICK, K.N_IN_TRICK, K.GONE)
+        array[K.TRUMP] = K.NO_TRUMP if parts.trump is None else SUIT_LETTERS.index(parts.trump)
+        array[K.TRUMP_MAKER] = parts.maker
         for s in range(n):
-            arr[K.BIDS + s] = K.NO_BID if bids[s] is None else bids[s]
-        arr[K.BID_SUM] = sum(b for b in bids if b is not None)
-        arr[K.TRICKS_WON : K.TRICKS_WON + n] = tricks_won
-        arr[K.TRICK : K.TRICK + len(trick)] = trick
-        arr[K.N_IN_TRICK] = len(trick)
+            array[K.BIDS + s] = K.NO_BID if parts.bids[s] is None else parts.bids[s]
+        array[K.BID_SUM] = sum(b for b in parts.bids if b is not None)
+        array[K.TRICKS_WON : K.TRICKS_WON + n] = parts.tricks_won
         if trick:
-            arr[K.TRICK_BEST] = K.trick_winner_position(np.array(trick, np.int64), len(trick), arr[K.TRUMP])
-        arr[LAST_TRICK_WINNER] = leader if tricks_done else -1
-        arr[PHASE] = phase
-        if deal_over:
-            arr[DEAL_COMPLETE] = 1
-        if match_over:
-            arr[TO_MOVE] = TERMINAL
-            highest = max(totals)
-            arr[OUTCOME : OUTCOME + n] = [0 if v == highest else 2 for v in totals]
-        return state
+            best = K.trick_winner_position(np.array(trick, np.int64), len(trick), array[K.TRUMP])
+            array[K.TRICK_BEST] = best
+        array[LAST_TRICK_WINNER] = view["leader"] if view["tricks_done"] else -1
 
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:

@@ -20,32 +20,26 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..bits import make_rng
 from ..cards import KOZEL_DECK, UNKNOWN_CARD
-from ..errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError
+from ..errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError, brief
 from ..game import Game, State
 from ..state import (
-    DEAL_COMPLETE,
     LAST_TRICK_WINNER,
     NOBODY,
-    OUTCOME,
-    PHASE,
     PHASE_DEAL_PENDING,
     PHASE_MATCH_OVER,
     PHASE_PLAY,
-    TERMINAL,
-    TO_MOVE,
 )
 from ..views import (
     COMMON_KEYS,
-    check_keys,
+    ViewParts,
     common_view,
-    read_common,
-    read_options,
     want_cards,
-    write_common,
 )
 from . import INFO
 from . import kernels as K
@@ -108,6 +102,8 @@ class Kozel(Game):
     kernels = K
     deck = KOZEL_DECK
     option_specs = INFO.options
+    view_keys = VIEW_KEYS
+    view_max_tricks = K.MAX_TRICKS
 
     # ------------------------------------------------------------ notation
     def names_of(self, mask) -> list[str]:
@@ -303,11 +299,40 @@ class Kozel(Game):
             plays.append({"seat": p, "kind": KIND_TEXT[kind], "cards": names})
         return plays
 
-    def state_from_view(self, view: dict, seed: int = 0) -> State:
-        check_keys(view, VIEW_KEYS, [k for k in VIEW_KEYS if k != "legal_actions"], self.name)
-        read_common(view, K.N_SEATS, self.name, K.MAX_TRICKS, 10**6)
-        game = Kozel(**read_options(view, Kozel))
-        return _ViewReader(game, view).build(seed)
+    def _read_view(self, view: dict) -> _KozelView:
+        return _ViewReader(self, view).read()
+
+    def _write_view(self, array: np.ndarray, view: dict, parts: _KozelView, seed: int) -> None:
+        seat, known_cards, stock = view["seat"], parts.known_cards, parts.stock
+        pool = parts.pool[::-1]  # the hidden places take unseen cards in order
+        for s in range(K.N_SEATS):
+            cards = parts.hand if s == seat else known_cards[s] + [pool.pop() for _ in range(
+                parts.sizes[s] - len(known_cards[s]))]
+            array[K.HANDS + s] = _mask(cards)
+        for t, s, kind, cards, unknown in parts.cells:
+            array[K.PLAYED + t * K.N_SEATS + s] = _mask(cards + [pool.pop() for _ in range(unknown)])
+            array[K.PLAY_KIND + t * K.N_SEATS + s] = kind
+        array[K.STOCK_NEXT] = K.STOCK_SIZE - stock
+        for i in range(K.STOCK_SIZE - stock, K.STOCK_SIZE):
+            array[K.STOCK + i] = pool.pop()
+        array[K.TRUMP_CARD] = parts.trump
+        array[K.TRUMP_SUIT] = K.suit_of(parts.trump)
+        array[K.FACE_UP] = _mask(parts.shown)
+        array[K.TRICK_LEADERS : K.TRICK_LEADERS + K.MAX_TRICKS] = -1
+        array[K.TRICK_WINNERS : K.TRICK_WINNERS + K.MAX_TRICKS] = -1
+        for t, (leader, winner) in enumerate(zip(parts.leaders, parts.winners)):
+            array[K.TRICK_LEADERS + t] = leader
+            array[K.TRICK_WINNERS + t] = winner
+            team = winner % 2
+            array[K.TEAM_TRICKS + team] += 1
+            for s in range(K.N_SEATS):
+                array[K.PILES + team] |= array[K.PLAYED + t * K.N_SEATS + s]
+        winners = parts.winners
+        array[LAST_TRICK_WINNER] = winners[-1] if winners else NOBODY
+        array[K.NEXT_LEADER] = winners[-1] if winners else (view["dealer"] + 1) % K.N_SEATS
+        if view["to_move"] is not None:
+            _write_trick(array, view, parts.current, parts.sizes, parts.hand)
+            K.determinize(array, seat, make_rng(seed))
 
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:
@@ -346,8 +371,25 @@ class Kozel(Game):
         return "\n".join(lines)
 
 
+@dataclass(kw_only=True)
+class _KozelView(ViewParts):
+    """A Kozel view's cards and tricks (:meth:`_ViewReader.read`)."""
+
+    hand: list[int]
+    known_cards: list[list[int]]  # per seat: cards everyone knows it holds
+    sizes: list[int]  # cards held per seat
+    stock: int  # cards left in the stock
+    cells: list[tuple]  # per play: (trick, seat, kind, known cards, number of '??')
+    leaders: list[int]  # per completed trick
+    winners: list[int]
+    current: list[tuple]  # plays of the trick in progress: (seat, kind, known cards, number of '??')
+    pool: list[int]  # the cards this seat has not seen, for the hidden places
+    trump: int  # the shown trump card
+    shown: set[int]  # every card shown face up
+
+
 class _ViewReader:
-    """Checks a Kozel view and rebuilds a state consistent with it."""
+    """Reads and checks a Kozel view for :meth:`Kozel._read_view`."""
 
     def __init__(self, game: Kozel, view: dict):
         self.game = game
@@ -442,7 +484,8 @@ class _ViewReader:
             out.append((seat, TEXT_KIND[kind], cards, unknown))
         return out
 
-    def build(self, seed: int) -> State:
+    def read(self) -> _KozelView:
+        """Check the view; its parts, and where the hidden cards go."""
         view = self.view
         deck = self.deck
         seat = self.seat
@@ -542,100 +585,76 @@ class _ViewReader:
         if unlocated:
             self.fail(f"shown card {deck.name(unlocated[0])} is nowhere in the view")
 
-        state = self.game.new_match()
-        arr = state.array
-        write_common(arr, view, K.N_SEATS)
         # Cards the seat cannot see fill the hidden places in any order; determinize
-        # below redeals them properly from the seed.
+        # then redeals them properly from the seed.
         pool = [c for c in range(K.DECK_SIZE) if c not in self.located]
         places = sum(sizes[s] - len(known_cards[s]) for s in range(K.N_SEATS) if s != seat)
         places += sum(cell[4] for cell in cells) + stock
         if places != len(pool):
             self.fail(f"{len(pool)} unseen cards do not fill the {places} hidden places of the view")
-        pool.reverse()
-        for s in range(K.N_SEATS):
-            cards = hand if s == seat else known_cards[s] + [pool.pop() for _ in range(
-                sizes[s] - len(known_cards[s]))]
-            arr[K.HANDS + s] = _mask(cards)
-        for t, s, kind, cards, unknown in cells:
-            arr[K.PLAYED + t * K.N_SEATS + s] = _mask(cards + [pool.pop() for _ in range(unknown)])
-            arr[K.PLAY_KIND + t * K.N_SEATS + s] = kind
-        arr[K.STOCK_NEXT] = K.STOCK_SIZE - stock
-        for i in range(K.STOCK_SIZE - stock, K.STOCK_SIZE):
-            arr[K.STOCK + i] = pool.pop()
-        arr[K.TRUMP_CARD] = self.trump
-        arr[K.TRUMP_SUIT] = self.trump_suit
-        arr[K.FACE_UP] = _mask(self.shown)
-        arr[K.TRICK_LEADERS : K.TRICK_LEADERS + K.MAX_TRICKS] = -1
-        arr[K.TRICK_WINNERS : K.TRICK_WINNERS + K.MAX_TRICKS] = -1
-        for t, (leader, winner) in enumerate(zip(leaders, winners)):
-            arr[K.TRICK_LEADERS + t] = leader
-            arr[K.TRICK_WINNERS + t] = winner
-            team = winner % 2
-            arr[K.TEAM_TRICKS + team] += 1
-            for s in range(K.N_SEATS):
-                arr[K.PILES + team] |= arr[K.PLAYED + t * K.N_SEATS + s]
-        arr[LAST_TRICK_WINNER] = winners[-1] if winners else NOBODY
-        arr[K.NEXT_LEADER] = winners[-1] if winners else (view["dealer"] + 1) % K.N_SEATS
-        if to_move is None:
-            self._finish_rebuild(arr)
-            return state
-        self._trick_fields(arr, trick, current, sizes, hand)
-        K.determinize(arr, seat, make_rng(seed))
-        return state
+        parts = _KozelView(
+            phase=PHASE_PLAY, hand=hand, known_cards=known_cards, sizes=sizes, stock=stock, cells=cells,
+            leaders=leaders, winners=winners, current=current, pool=pool, trump=self.trump,
+            shown=self.shown,
+        )
+        if to_move is None:  # between deals, or the match is over
+            if max(totals) >= K.LOSING_PENALTY:
+                parts.phase = PHASE_MATCH_OVER
+                parts.outcome = [0 if totals[s] >= K.LOSING_PENALTY else 2 for s in range(K.N_SEATS)]
+            else:
+                parts.phase = PHASE_DEAL_PENDING
+        else:
+            self.check_trick(trick, current, sizes)
+            parts.phase = PHASE_PLAY if trick["asking"] is None else K.PHASE_QUESTION
+        return parts
 
-    def _trick_fields(self, arr, trick, current, sizes, hand):
-        """The trick in progress: winning set, molodka questions, who is to move."""
+    def check_trick(self, trick, current, sizes):
+        """The molodka questions of the trick in progress, and who is to move."""
         view = self.view
-        seat, to_move, leader = self.seat, view["to_move"], view["leader"]
-        t = view["tricks_done"]
-        original = trick["original_leader"]
-        arr[K.TRICK_LEADERS + t] = leader
-        arr[K.ORIGINAL_LEADER] = original
-        arr[K.N_PLAYED] = len(current)
-        arr[K.SET_SIZE] = len(current[0][2]) if current else 0
-        face_up = [p for p in current if p[1] != K.KIND_DISCARD]
-        arr[K.WINNING_SET] = _mask(face_up[-1][2]) if face_up else 0
-        arr[K.WINNING_SEAT] = face_up[-1][0] if face_up else -1
+        to_move, leader = view["to_move"], view["leader"]
         declared = bool(current) and current[0][1] == K.KIND_MOLODKA
-        arr[K.MOLODKA_DECLARED] = int(declared)
         asked = trick["asked"]
-        if not isinstance(asked, list) or len(set(asked)) != len(asked):
-            self.fail(f"trick 'asked' must list distinct seats, not {asked!r}")
-        asked = [self.seat_value(s, "trick 'asked'") for s in asked]
-        arr[K.ASKED] = sum(1 << s for s in asked)
+        if not isinstance(asked, list):
+            self.fail(f"trick 'asked' must list distinct seats, not {brief(asked)}")
+        asked = [self.seat_value(s, "trick 'asked'") for s in asked]  # seats first: [[]] is no seat
+        if len(set(asked)) != len(asked):
+            self.fail(f"trick 'asked' must list distinct seats, not {brief(asked)}")
         asking = trick["asking"]
         played = {p[0] for p in current}
         if asked and sizes[asked[0]] + (len(current[0][2]) if asked[0] in played else 0) != K.HAND_SIZE:
-            self.fail(f"seats {asked!r} were asked about a molodka, but hands are not full")
+            self.fail(f"seats {brief(asked)} were asked about a molodka, but hands are not full")
         if asking is None:
-            arr[PHASE] = PHASE_PLAY
             if to_move != (leader + len(current)) % K.N_SEATS:
                 self.fail(f"seat {to_move} cannot be to move: seat {leader} leads and "
                           f"{len(current)} play(s) were made")
         else:
             self.seat_value(asking, "trick 'asking'")
             if asking != to_move or asking not in asked or asking in played or declared:
-                self.fail(f"seat {asking!r} cannot be asked about a molodka now")
+                self.fail(f"seat {brief(asking)} cannot be asked about a molodka now")
             if sizes[asking] != K.HAND_SIZE:
                 self.fail(f"seat {asking} holds {sizes[asking]} cards: no molodka to ask about")
-            arr[PHASE] = K.PHASE_QUESTION
-            arr[K.QUESTION_POS] = (asking - trick["original_leader"]) % K.N_SEATS
-        if seat not in played and not declared and sizes[seat] == K.HAND_SIZE:
-            holds = bool(K.holds_molodka(_mask(hand)))
-            must, must_not = K._molodka_constraints(arr, -1)
-            if (must >> seat & 1 and not holds) or (must_not >> seat & 1 and holds):
-                self.fail(f"seat {seat}'s hand contradicts the molodka questions of this trick")
 
-    def _finish_rebuild(self, arr):
-        """A view where nobody moves: between deals, or the match is over."""
-        totals = self.view["totals"]
-        arr[DEAL_COMPLETE] = 1
-        if max(totals) >= K.LOSING_PENALTY:
-            arr[PHASE] = PHASE_MATCH_OVER
-            arr[TO_MOVE] = TERMINAL
-            for s in range(K.N_SEATS):
-                arr[OUTCOME + s] = 0 if totals[s] >= K.LOSING_PENALTY else 2
-        else:
-            arr[PHASE] = PHASE_DEAL_PENDING
 
+def _write_trick(arr, view: dict, current: list, sizes: list[int], hand: list[int]) -> None:
+    """The trick in progress (checked by :meth:`_ViewReader.check_trick`): winning
+    set, molodka questions; the seat's own hand must fit the questions."""
+    seat, leader, trick = view["seat"], view["leader"], view["trick"]
+    t = view["tricks_done"]
+    arr[K.TRICK_LEADERS + t] = leader
+    arr[K.ORIGINAL_LEADER] = trick["original_leader"]
+    arr[K.N_PLAYED] = len(current)
+    arr[K.SET_SIZE] = len(current[0][2]) if current else 0
+    face_up = [p for p in current if p[1] != K.KIND_DISCARD]
+    arr[K.WINNING_SET] = _mask(face_up[-1][2]) if face_up else 0
+    arr[K.WINNING_SEAT] = face_up[-1][0] if face_up else -1
+    declared = bool(current) and current[0][1] == K.KIND_MOLODKA
+    arr[K.MOLODKA_DECLARED] = int(declared)
+    arr[K.ASKED] = sum(1 << s for s in trick["asked"])
+    if trick["asking"] is not None:
+        arr[K.QUESTION_POS] = (trick["asking"] - trick["original_leader"]) % K.N_SEATS
+    played = {p[0] for p in current}
+    if seat not in played and not declared and sizes[seat] == K.HAND_SIZE:
+        holds = bool(K.holds_molodka(_mask(hand)))
+        must, must_not = K._molodka_constraints(arr, -1)
+        if (must >> seat & 1 and not holds) or (must_not >> seat & 1 and holds):
+            raise InvalidViewError(f"seat {seat}'s hand contradicts the molodka questions of this trick")
