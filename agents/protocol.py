@@ -44,7 +44,7 @@ import numpy as np
 
 from .. import __version__
 from ..engine import GAMES, make_game
-from ..engine.errors import IllegalActionError, InvalidViewError, SlagwerkError, SpecError
+from ..engine.errors import IllegalActionError, InvalidViewError, SlagwerkError, SpecError, brief
 from ..search.tree import NODE_FIELDS
 from .registry import AGENTS, agent_class, make, parse_spec
 
@@ -395,9 +395,8 @@ def json_type(value) -> str:
 
 
 def short_repr(value, limit: int = 80) -> str:
-    """``repr`` of a (possibly huge) input value, cut to ``limit`` characters."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    """``repr`` of a (possibly huge or deeply nested) input value, cut to ``limit`` characters."""
+    return brief(value, limit)
 
 
 def _jsonable(value):

@@ -18,6 +18,7 @@ from .errors import (
     InvalidViewError,
     OptionError,
     SlagwerkError,
+    brief,
 )
 from .game import Game, State
 from .koetsieren.game import Koetsieren
@@ -34,7 +35,7 @@ GAMES: dict[str, type[Game]] = {
 GAME_NAMES = tuple(GAMES)
 
 
-def make_game(name: str, **options) -> Game:
+def make_game(name: str, /, **options) -> Game:
     """The game called ``name`` with ``options``.
 
     :raises OptionError: for an unknown game or option, naming the valid ones.
@@ -42,7 +43,7 @@ def make_game(name: str, **options) -> Game:
     try:
         cls = GAMES[name]
     except (KeyError, TypeError):
-        raise OptionError(f"unknown game {name!r} (games: {', '.join(GAMES)})") from None
+        raise OptionError(f"unknown game {brief(name)} (games: {', '.join(GAMES)})") from None
     return cls(**options)
 
 

@@ -50,7 +50,7 @@ whose header is :mod:`slagwerk.engine.state`:
 Search and other generic code call the dispatchers below, which branch on
 ``state[GAME]``. A plain module-level dispatch (rather than passing kernels
 as arguments or closing over them) is what numba's on-disk cache serves: see
-DESIGN.md. A new game adds one branch to each dispatcher and one entry to
+docs/design.md §3. A new game adds one branch to each dispatcher and one entry to
 :data:`GAME_MODULES`; nothing else in the core changes.
 """
 

@@ -1,4 +1,4 @@
-"""Aluette (la Vache), the five-deal partnership match (RULES.md §4): kernels and
+"""Aluette (la Vache), the five-deal partnership match (docs/rules.md §4): kernels and
 the Python game class.
 
 ``kernels`` holds the numba kernels, ``game`` the Python game class, ``pure``

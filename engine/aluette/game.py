@@ -1,11 +1,11 @@
-"""Aluette for people and tools: notation, records, views (RULES.md §4, §5)."""
+"""Aluette for people and tools: notation, records, views (docs/rules.md §4, docs/records.md)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..cards import ALUETTE_DECK
-from ..errors import InvalidRecordError, InvalidViewError
+from ..errors import InvalidRecordError, InvalidViewError, brief
 from ..game import DealLog, Game, OptionSpec, State
 from ..state import (
     CHANCE,
@@ -84,6 +84,7 @@ class Aluette(Game):
     name = "aluette"
     kernels = K
     deck = ALUETTE_DECK
+    deal_fields = ("hands", "undealt")
     team_game = True
     option_specs = {
         "first_dealer": OptionSpec(0, 0, K.N_SEATS - 1, "dealer of the first deal"),
@@ -102,7 +103,7 @@ class Aluette(Game):
     def deal_from_json(self, deal: dict) -> np.ndarray:
         hands = deal.get("hands")
         if not isinstance(hands, list) or len(hands) != K.N_SEATS:
-            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {hands!r}")
+            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {brief(hands)}")
         cards: list[int] = []
         for seat, hand in enumerate(hands):
             parsed = self.deck.parse_many(hand, what=f"hand of seat {seat}")
@@ -123,7 +124,7 @@ class Aluette(Game):
                     raise InvalidRecordError(f"'undealt' lists dealt cards: {', '.join(dealt)}")
                 raise InvalidRecordError(
                     f"'undealt' must be the {K.N_UNDEALT} cards not in a hand, "
-                    f"not {len(undealt)} cards {deal['undealt']!r}"
+                    f"not {len(undealt)} cards {brief(deal['undealt'])}"
                 )
             rest = undealt
         return np.array(cards + rest, dtype=np.int64)
@@ -292,7 +293,7 @@ def _want_indices(view: dict, key: str) -> list[int | None]:
         )
     ):
         raise InvalidViewError(
-            f"view field {key!r} must be {K.N_SEATS} trick indices 0..8 or null, not {value!r}"
+            f"view field {key!r} must be {K.N_SEATS} trick indices 0..8 or null, not {brief(value)}"
         )
     return value
 
@@ -370,10 +371,12 @@ def _history_log(view, dealer, trick, played) -> DealLog | None:
     current: list[int] = []
     for i, item in enumerate(history):
         if not isinstance(item, dict) or set(item) != {"seat", "action"}:
-            raise InvalidViewError(f"history entry {i} must be {{'seat', 'action'}}, not {item!r}")
+            raise InvalidViewError(f"history entry {i} must be {{'seat', 'action'}}, not {brief(item)}")
         seat = (leader + len(current)) % K.N_SEATS
         if item["seat"] != seat:
-            raise InvalidViewError(f"history entry {i}: seat {item['seat']!r} played, but seat {seat} was to")
+            raise InvalidViewError(
+                f"history entry {i}: seat {brief(item['seat'])} played, but seat {seat} was to"
+            )
         try:
             card = deck.parse(item["action"])
         except ValueError as err:

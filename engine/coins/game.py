@@ -1,11 +1,11 @@
-"""Coins for people and tools: notation, records, views (RULES.md §1, §5)."""
+"""Coins for people and tools: notation, records, views (docs/rules.md §1, docs/records.md)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..cards import COINS_DECK
-from ..errors import InvalidRecordError, InvalidViewError
+from ..errors import InvalidRecordError, InvalidViewError, brief
 from ..game import Game, OptionSpec, State
 from ..state import PHASE, PHASE_MATCH_OVER, PHASE_PLAY
 from ..views import (
@@ -37,6 +37,7 @@ class Coins(Game):
     name = "coins"
     kernels = K
     deck = COINS_DECK
+    deal_fields = ("hands",)
     option_specs = {
         "target": OptionSpec(K.DEFAULT_TARGET, 1, 1000, "coins that win the match"),
         "first_dealer": OptionSpec(0, 0, K.N_SEATS - 1, "dealer of the first deal"),
@@ -57,7 +58,7 @@ class Coins(Game):
     def deal_from_json(self, deal: dict) -> np.ndarray:
         hands = deal.get("hands")
         if not isinstance(hands, list) or len(hands) != K.N_SEATS:
-            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {hands!r}")
+            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {brief(hands)}")
         cards = []
         for seat, hand in enumerate(hands):
             parsed = self.deck.parse_many(hand, what=f"hand of seat {seat}")

@@ -1,4 +1,4 @@
-"""Koetsieren (RULES.md §2): kernels and the Python game class.
+"""Koetsieren (docs/rules.md §2): kernels and the Python game class.
 
 ``kernels`` holds the numba kernels, ``game`` the Python game class, ``pure``
 the plain-Python reference used by ``slagwerk bench``. The package imports

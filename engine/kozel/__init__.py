@@ -1,4 +1,4 @@
-"""Kozel, the 4-card version (RULES.md §3): kernels and the Python game class.
+"""Kozel, the 4-card version (docs/rules.md §3): kernels and the Python game class.
 
 ``kernels`` holds the numba kernels, ``game`` the Python game class, ``pure``
 the plain-Python reference used by ``slagwerk bench``. The package imports

@@ -1,4 +1,4 @@
-"""Kozel for people and tools: notation, records, views (RULES.md §3, §5).
+"""Kozel for people and tools: notation, records, views (docs/rules.md §3, docs/records.md).
 
 Notation: ``lead:9h,7h``, ``beat:Ts,8h``, ``discard:7d,6c``, ``molodka``,
 ``pass``. Card order inside a set does not matter when parsing (the pairing
@@ -24,7 +24,7 @@ import numpy as np
 
 from ..bits import make_rng
 from ..cards import KOZEL_DECK, UNKNOWN_CARD
-from ..errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError
+from ..errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError, brief
 from ..game import Game, OptionSpec, State
 from ..state import (
     DEAL_COMPLETE,
@@ -105,6 +105,7 @@ class Kozel(Game):
     name = "kozel"
     kernels = K
     deck = KOZEL_DECK
+    deal_fields = ("hands", "stock", "trump_card")
     team_game = True
     option_specs = {
         "first_dealer": OptionSpec(0, 0, K.N_SEATS - 1, "dealer of the first deal"),
@@ -134,7 +135,7 @@ class Kozel(Game):
         """The action written ``text`` (legal or not); :class:`IllegalActionError`
         when it is not Kozel notation at all."""
         if not isinstance(text, str):
-            raise IllegalActionError(f"an action is written as text, not {text!r}")
+            raise IllegalActionError(f"an action is written as text, not {brief(text)}")
         word = text.strip()
         if word == "molodka":
             return K.MOLODKA
@@ -143,15 +144,15 @@ class Kozel(Game):
         kind, colon, rest = word.partition(":")
         if not colon or kind not in SET_KINDS:
             raise IllegalActionError(
-                f"{text!r} is not a Kozel action (lead:CARDS, beat:CARDS, discard:CARDS, molodka, pass)"
+                f"{brief(text)} is not a Kozel action (lead:CARDS, beat:CARDS, discard:CARDS, molodka, pass)"
             )
         items = [item.strip() for item in rest.split(",")]
         if len(items) == 1 and items[0].isdigit():
             raise IllegalActionError(
-                f"{text!r}: a discard names its cards (only other seats see it as discard:N)"
+                f"{brief(text)}: a discard names its cards (only other seats see it as discard:N)"
             )
         try:
-            cards = self.deck.parse_many(items, what=f"the cards of {text!r}")
+            cards = self.deck.parse_many(items, what=f"the cards of {brief(text)}")
         except CardError as err:
             raise IllegalActionError(str(err)) from None
         return (TEXT_KIND[kind] << K.KIND_SHIFT) | _mask(cards)
@@ -170,7 +171,7 @@ class Kozel(Game):
         if state.is_terminal or state.deal_pending:
             return super().explain_illegal(state, text, legal)
         seat = state.to_move
-        head = f"{text!r} is not legal for seat {seat}"
+        head = f"{brief(text)} is not legal for seat {seat}"
         try:
             action = self.action_of_text(text)
         except IllegalActionError:
@@ -219,10 +220,10 @@ class Kozel(Game):
 
     def deal_from_json(self, deal: dict) -> np.ndarray:
         if not isinstance(deal, dict):
-            raise InvalidRecordError(f"a deal is a JSON object, not {deal!r}")
+            raise InvalidRecordError(f"a deal is a JSON object, not {brief(deal)}")
         hands = deal.get("hands")
         if not isinstance(hands, list) or len(hands) != K.N_SEATS:
-            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {hands!r}")
+            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {brief(hands)}")
         cards = []
         for seat, hand in enumerate(hands):
             parsed = self.deck.parse_many(hand, what=f"hand of seat {seat}")
@@ -243,7 +244,7 @@ class Kozel(Game):
         trump = self.deck.parse(deal["trump_card"])
         if trump not in stock:
             raise InvalidRecordError(
-                f"'trump_card' {deal['trump_card']!r} is not in the stock: the dealer shows a stock card"
+                f"'trump_card' {brief(deal['trump_card'])} is not in the stock: the dealer shows a stock card"
             )
         return np.array(cards + [stock.index(trump)], dtype=np.int64)
 
@@ -364,7 +365,7 @@ class _ViewReader:
     def card_list(self, value, where: str, unknown_ok: bool) -> tuple[list[int], int]:
         """Known card indices and the number of ``??`` in a list of card texts."""
         if not isinstance(value, list):
-            self.fail(f"{where} must be a list of cards, not {value!r}")
+            self.fail(f"{where} must be a list of cards, not {brief(value)}")
         known = [t for t in value if t != UNKNOWN_CARD]
         unknown = len(value) - len(known)
         if unknown and not unknown_ok:
@@ -377,7 +378,7 @@ class _ViewReader:
 
     def seat_value(self, value, where: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < K.N_SEATS:
-            self.fail(f"{where} must be a seat 0..{K.N_SEATS - 1}, not {value!r}")
+            self.fail(f"{where} must be a seat 0..{K.N_SEATS - 1}, not {brief(value)}")
         return value
 
     def record(self, cards, where: str):
@@ -395,7 +396,7 @@ class _ViewReader:
         where = f"trick {t + 1}"
         plays = trick["plays"]
         if not isinstance(plays, list):
-            self.fail(f"{where}: 'plays' must be a list, not {plays!r}")
+            self.fail(f"{where}: 'plays' must be a list, not {brief(plays)}")
         if complete and len(plays) != K.N_SEATS:
             self.fail(f"{where} is complete but has {len(plays)} plays, not {K.N_SEATS}")
         if not complete and len(plays) >= K.N_SEATS:
@@ -406,21 +407,21 @@ class _ViewReader:
         for i, play in enumerate(plays):
             pw = f"{where}, play {i + 1}"
             if not isinstance(play, dict) or set(play) != set(PLAY_KEYS):
-                self.fail(f"{pw} must be an object with the fields {', '.join(PLAY_KEYS)}, not {play!r}")
+                self.fail(f"{pw} must be an object with the fields {', '.join(PLAY_KEYS)}, not {brief(play)}")
             seat = self.seat_value(play["seat"], f"{pw} 'seat'")
             if seat != (leader + i) % K.N_SEATS:
                 self.fail(f"{pw} is by seat {seat}, but seat {(leader + i) % K.N_SEATS} plays then")
             kind = play["kind"]
             allowed = ("lead", "molodka") if i == 0 else ("beat", "discard")
             if kind not in allowed:
-                self.fail(f"{pw}: kind {kind!r} must be one of {', '.join(allowed)}")
+                self.fail(f"{pw}: kind {brief(kind)} must be one of {', '.join(allowed)}")
             hidden_ok = kind == "discard" and seat != self.seat
             cards, unknown = self.card_list(play["cards"], f"{pw} 'cards'", hidden_ok)
             count = len(cards) + unknown
             if i == 0:
                 size = count
                 if not 1 <= size <= K.HAND_SIZE or len({K.suit_of(c) for c in cards}) != 1:
-                    self.fail(f"{pw}: a lead is 1 to 4 cards of one suit, not {play['cards']!r}")
+                    self.fail(f"{pw}: a lead is 1 to 4 cards of one suit, not {brief(play['cards'])}")
                 if kind == "molodka" and size != K.HAND_SIZE:
                     self.fail(f"{pw}: a molodka is four cards, not {size}")
             elif count != size:
@@ -451,7 +452,7 @@ class _ViewReader:
         tricks_done = view["tricks_done"]
         totals = view["totals"]
         if any(totals[s] != totals[s % 2] or totals[s] % 2 for s in range(K.N_SEATS)):
-            self.fail(f"totals {totals!r} must be each team's (even) penalty points, equal for partners")
+            self.fail(f"totals {brief(totals)} must be each team's (even) penalty points, equal for partners")
         trump_text = view["trump_card"]
         try:
             self.trump = deck.parse(trump_text)
@@ -464,7 +465,7 @@ class _ViewReader:
         self.record(hand, "'hand'")
         known = view["known_cards"]
         if not isinstance(known, list) or len(known) != K.N_SEATS:
-            self.fail(f"view field 'known_cards' must list {K.N_SEATS} card lists, not {known!r}")
+            self.fail(f"view field 'known_cards' must list {K.N_SEATS} card lists, not {brief(known)}")
         known_cards = [self.card_list(known[s], f"'known_cards' of seat {s}", False)[0]
                        for s in range(K.N_SEATS)]
         if sorted(known_cards[seat]) != sorted(c for c in hand if c in self.shown):
@@ -492,7 +493,9 @@ class _ViewReader:
                 self.fail(f"trick {t + 1} is led by seat {leader}, not by seat {previous} who won trick {t}")
             winner = [p[0] for p in plays if p[1] != K.KIND_DISCARD][-1]
             if trick["winner"] != winner:
-                self.fail(f"trick {t + 1}: the last beater, seat {winner}, wins it, not {trick['winner']!r}")
+                self.fail(
+                    f"trick {t + 1}: the last beater, seat {winner}, wins it, not {brief(trick['winner'])}"
+                )
             size = len(plays[0][2])
             hand_size -= size
             draws = min(size, stock // K.N_SEATS)
@@ -531,9 +534,9 @@ class _ViewReader:
         if len(hand) != sizes[seat]:
             self.fail(f"seat {seat} should hold {sizes[seat]} cards at this point, not {len(hand)}")
         if view["hand_sizes"] != sizes:
-            self.fail(f"hand_sizes {view['hand_sizes']!r} should be {sizes!r}")
+            self.fail(f"hand_sizes {brief(view['hand_sizes'])} should be {sizes!r}")
         if view["stock_size"] != stock:
-            self.fail(f"stock_size {view['stock_size']!r} should be {stock} after these tricks")
+            self.fail(f"stock_size {brief(view['stock_size'])} should be {stock} after these tricks")
         if tricks_done == 0 and (self.trump in hand or self.trump in self.shown):
             self.fail(f"the trump card {deck.name(self.trump)} lies in the stock until the first draw")
         for s in range(K.N_SEATS):
@@ -601,14 +604,16 @@ class _ViewReader:
         declared = bool(current) and current[0][1] == K.KIND_MOLODKA
         arr[K.MOLODKA_DECLARED] = int(declared)
         asked = trick["asked"]
-        if not isinstance(asked, list) or len(set(asked)) != len(asked):
-            self.fail(f"trick 'asked' must list distinct seats, not {asked!r}")
-        asked = [self.seat_value(s, "trick 'asked'") for s in asked]
+        if not isinstance(asked, list):
+            self.fail(f"trick 'asked' must list distinct seats, not {brief(asked)}")
+        asked = [self.seat_value(s, "trick 'asked'") for s in asked]  # seats first: [[]] is no seat
+        if len(set(asked)) != len(asked):
+            self.fail(f"trick 'asked' must list distinct seats, not {brief(asked)}")
         arr[K.ASKED] = sum(1 << s for s in asked)
         asking = trick["asking"]
         played = {p[0] for p in current}
         if asked and sizes[asked[0]] + (len(current[0][2]) if asked[0] in played else 0) != K.HAND_SIZE:
-            self.fail(f"seats {asked!r} were asked about a molodka, but hands are not full")
+            self.fail(f"seats {brief(asked)} were asked about a molodka, but hands are not full")
         if asking is None:
             arr[PHASE] = PHASE_PLAY
             if to_move != (leader + len(current)) % K.N_SEATS:
@@ -617,7 +622,7 @@ class _ViewReader:
         else:
             self.seat_value(asking, "trick 'asking'")
             if asking != to_move or asking not in asked or asking in played or declared:
-                self.fail(f"seat {asking!r} cannot be asked about a molodka now")
+                self.fail(f"seat {brief(asking)} cannot be asked about a molodka now")
             if sizes[asking] != K.HAND_SIZE:
                 self.fail(f"seat {asking} holds {sizes[asking]} cards: no molodka to ask about")
             arr[PHASE] = K.PHASE_QUESTION
