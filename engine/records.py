@@ -16,12 +16,12 @@ True
 
 from __future__ import annotations
 
-import json
 import os
 
-from . import GAMES, make_game
+from . import GAMES, make_game, strict_json
 from .errors import InvalidRecordError, SlagwerkError, brief, one_line
 from .game import State
+from .strict_json import StrictJSONError
 
 RECORD_KEYS = ("game", "options", "players", "deals")
 
@@ -245,18 +245,10 @@ def read_record_file(path) -> dict:
             f"{shown}: not UTF-8 text (byte {err.start}: {err.reason}); a record is JSON in UTF-8"
         ) from None
     try:
-        data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_fields)
-    except InvalidRecordError as err:
-        raise InvalidRecordError(f"{shown}: {err}") from None
-    except json.JSONDecodeError as err:
-        raise InvalidRecordError(
-            f"{shown}: not JSON: {err.msg} (line {err.lineno}, column {err.colno})"
-        ) from None
-    except RecursionError:
-        raise InvalidRecordError(f"{shown}: not a record: its JSON is nested too deeply") from None
-    except ValueError as err:  # an integer with more digits than Python converts
-        reason = "a number has too many digits" if "digits" in str(err) else brief(str(err), 200)
-        raise InvalidRecordError(f"{shown}: not a record: {reason}") from None
+        data = strict_json.loads(text)
+    except StrictJSONError as err:
+        reason = str(err) if str(err).startswith("not JSON") else f"not a record: {err}"
+        raise InvalidRecordError(f"{shown}: {reason}") from None
     if isinstance(data, dict) and "record" in data and "game" not in data:
         data = data["record"]
     return data
@@ -272,16 +264,3 @@ def load_record_file(path) -> State:
         return load_record(record)
     except SlagwerkError as err:
         raise InvalidRecordError(one_line(f"{path_text(path)}: {err}")) from None
-
-
-def _reject_constant(name):
-    raise InvalidRecordError(f"not JSON: {name} is not a JSON number")
-
-
-def _unique_fields(pairs):
-    out = {}
-    for key, value in pairs:
-        if key in out:
-            raise InvalidRecordError(f"not a record: the field {brief(key)} appears twice in one object")
-        out[key] = value
-    return out
