@@ -43,8 +43,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import __version__
-from ..engine import GAMES, make_game
-from ..engine.errors import IllegalActionError, InvalidViewError, SlagwerkError, SpecError
+from ..engine import GAMES, make_game, strict_json
+from ..engine.errors import IllegalActionError, InvalidViewError, SlagwerkError, SpecError, brief
+from ..engine.strict_json import StrictJSONError
 from ..search.tree import NODE_FIELDS
 from .registry import AGENTS, agent_class, make, parse_spec
 
@@ -149,26 +150,12 @@ def parse_request(text: str | bytes):
         except UnicodeDecodeError as err:
             raise ProtocolError(f"the request is not UTF-8 text: {err.reason} at byte {err.start}") from None
     try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_object)
-    except json.JSONDecodeError as err:
-        raise ProtocolError(f"the request is not JSON: {err.msg} at column {err.colno}") from None
-    except RecursionError:
-        raise ProtocolError("the request is not JSON this bot can read: it is nested too deeply") from None
-    except ValueError as err:  # e.g. an integer with too many digits
-        raise ProtocolError(f"the request is not JSON this bot can read: {err}") from None
-
-
-def _reject_constant(name):
-    raise ProtocolError(f"the request is not JSON: {name} is not a JSON number")
-
-
-def _unique_object(pairs):
-    obj = {}
-    for key, value in pairs:
-        if key in obj:
-            raise ProtocolError(f"the request is not JSON this bot accepts: field {key!r} appears twice")
-        obj[key] = value
-    return obj
+        return strict_json.loads(text)
+    except StrictJSONError as err:
+        reason = str(err)
+        if reason.startswith("not JSON"):
+            raise ProtocolError(f"the request is {reason}") from None
+        raise ProtocolError(f"the request is not JSON this bot accepts: {reason}") from None
 
 
 def request_id(request):
@@ -395,9 +382,8 @@ def json_type(value) -> str:
 
 
 def short_repr(value, limit: int = 80) -> str:
-    """``repr`` of a (possibly huge) input value, cut to ``limit`` characters."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    """``repr`` of a (possibly huge or deeply nested) input value, cut to ``limit`` characters."""
+    return brief(value, limit)
 
 
 def _jsonable(value):

@@ -20,6 +20,7 @@ from .errors import (
     InvalidViewError,
     OptionError,
     SlagwerkError,
+    brief,
 )
 from .registry import GameClasses, GameNames, game_class, game_info
 
@@ -30,7 +31,7 @@ GAME_NAMES = GameNames()
 """Every game's name, built-in games first (games registered later included)."""
 
 
-def make_game(name: str, **options):
+def make_game(name: str, /, **options):
     """The game called ``name`` with ``options``.
 
     :raises OptionError: for an unknown game or option, naming the valid ones.

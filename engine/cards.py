@@ -1,4 +1,4 @@
-"""Decks and card notation (RULES.md §0).
+"""Decks and card notation (docs/rules.md §0.7).
 
 A deck numbers its cards ``suit * n_ranks + rank`` with ranks counted from
 the lowest in that game's order, so within a suit a higher index is a
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import CardError
+from .errors import CardError, brief
 
 UNKNOWN_CARD = "??"
 
@@ -79,14 +79,14 @@ class Deck:
     def parse(self, text: str) -> int:
         """Index of the card written ``text``; :class:`CardError` if it is not a card."""
         if not isinstance(text, str):
-            raise CardError(f"a card is written as text like {self.name(self.size - 1)!r}, not {text!r}")
+            raise CardError(f"a card is written as text like {self.name(self.size - 1)!r}, not {brief(text)}")
         try:
             return self._index[text]
         except KeyError:
             raise CardError(self._explain(text)) from None
 
     def _explain(self, text: str) -> str:
-        head = f"unknown card {text!r} in the {self.title}"
+        head = f"unknown card {brief(text)} in the {self.title}"
         if len(text) != 2:
             return f"{head}: a card is a rank and a suit letter, like {self.name(self.size - 1)!r}"
         rank, suit = text
@@ -95,9 +95,9 @@ class Deck:
         return f"{head}: suit {suit!r} is not one of {' '.join(self.suits)}"
 
     def parse_many(self, texts, *, what: str = "cards") -> list[int]:
-        """Indices of a list of card texts; duplicates are an error."""
-        if isinstance(texts, str) or not hasattr(texts, "__iter__"):
-            raise CardError(f"{what} must be a list of cards, not {texts!r}")
+        """Indices of a list (or tuple) of card texts; duplicates are an error."""
+        if not isinstance(texts, (list, tuple)):
+            raise CardError(f"{what} must be a list of cards, not {brief(texts)}")
         out = [self.parse(t) for t in texts]
         if len(set(out)) != len(out):
             dup = sorted({t for t in texts if texts.count(t) > 1})

@@ -27,7 +27,7 @@ import numpy as np
 
 from .bits import make_rng
 from .cards import Deck
-from .errors import IllegalActionError, OptionError
+from .errors import IllegalActionError, OptionError, brief
 from .spec import GameInfo, OptionSpec
 from .state import (
     DEAL_COMPLETE,
@@ -79,22 +79,24 @@ class Game(ABC):
     kernels: ClassVar[object]
     deck: ClassVar[Deck]
     option_specs: ClassVar[dict[str, OptionSpec]]
+    deal_fields: ClassVar[tuple[str, ...]] = ("hands",)
+    """The fields of a deal's record form (besides ``dealer`` and ``actions``)."""
 
-    def __init__(self, **options):
+    def __init__(self, /, **options):
         unknown = sorted(set(options) - set(self.option_specs))
         if unknown:
             valid = ", ".join(sorted(self.option_specs)) or "none"
             raise OptionError(
-                f"unknown option {unknown[0]!r} for {self.name} (valid options: {valid})"
+                f"unknown option {brief(unknown[0])} for {self.name} (valid options: {valid})"
             )
         values = {}
         for key, spec in self.option_specs.items():
             value = options.get(key, spec.default)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise OptionError(f"{self.name} option {key!r} must be an integer, not {value!r}")
+                raise OptionError(f"{self.name} option {key!r} must be an integer, not {brief(value)}")
             if not spec.low <= int(value) <= spec.high:
                 raise OptionError(
-                    f"{self.name} option {key}={value!r} is out of range "
+                    f"{self.name} option {key}={brief(value)} is out of range "
                     f"({spec.low}..{spec.high}: {spec.doc})"
                 )
             values[key] = int(value)
@@ -160,7 +162,7 @@ class Game(ABC):
     def parse_action(self, state: State, text: str) -> int:
         """The legal action written ``text``; :class:`IllegalActionError` otherwise."""
         if not isinstance(text, str):
-            raise IllegalActionError(f"an action is written as text, not {text!r}")
+            raise IllegalActionError(f"an action is written as text, not {brief(text)}")
         legal = state.legal_actions()
         seat = state.to_move
         for action in legal:
@@ -172,11 +174,11 @@ class Game(ABC):
         """Why ``text`` is not legal (a game may give a more specific reason)."""
         seat = state.to_move
         if state.is_terminal:
-            return f"{text!r}: the match is over"
+            return f"{brief(text)}: the match is over"
         if state.deal_pending:
-            return f"{text!r}: no deal is in progress"
+            return f"{brief(text)}: no deal is in progress"
         options = ", ".join(self.action_text(state, a, seat) for a in legal)
-        return f"{text!r} is not legal for seat {seat} (legal: {options})"
+        return f"{brief(text)} is not legal for seat {seat} (legal: {options})"
 
     # ---------------------------------------------------------------- deals
 
@@ -338,10 +340,14 @@ class State:
         """
         if isinstance(action, str):
             action = self.game.parse_action(self, action)
+        elif isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(
+                f"an action is its text in {self.game.name} notation or its integer, not {brief(action)}"
+            )
         else:
             legal = self.legal_actions()
             if int(action) not in legal:
-                raise IllegalActionError(self.game.explain_illegal(self, repr(action), legal))
+                raise IllegalActionError(self.game.explain_illegal(self, brief(action), legal))
         self._apply_unchecked(int(action))
         return int(action)
 

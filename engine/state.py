@@ -46,8 +46,8 @@ COMMON_FIELDS = [
     ("deal_complete", 1),  # 1 once the current deal has been scored
     ("tricks_done", 1),  # completed tricks in the current deal
     ("last_trick_winner", 1),  # seat that won the last completed trick, or NOBODY
-    ("totals", MAX_SEATS),  # match totals per seat, RULES.md §5 meaning
-    ("deal_points", MAX_SEATS),  # this deal's points per seat, RULES.md §5 meaning
+    ("totals", MAX_SEATS),  # match totals per seat, docs/records.md meaning
+    ("deal_points", MAX_SEATS),  # this deal's points per seat, docs/records.md meaning
     ("outcome", MAX_SEATS),  # twice the outcome per seat: 2 win, 1 draw, 0 loss
 ]
 

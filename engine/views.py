@@ -1,6 +1,6 @@
 """Shared parts of a seat's JSON view, and the checks that read them back.
 
-A view (DESIGN.md, **Contract**) carries everything one seat knows and
+A view (docs/design.md §4, **Contract**) carries everything one seat knows and
 nothing it cannot see. Every game's view has the :data:`COMMON_KEYS`; a game
 adds its own (a hand, a trick, ...). :func:`check_keys` rejects unknown and
 missing keys, and the ``want_*`` readers raise :class:`InvalidViewError`
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .cards import Deck
-from .errors import CardError, InvalidViewError
+from .errors import CardError, InvalidViewError, brief
 from .state import (
     CHANCE,
     DEAL_COMPLETE,
@@ -53,7 +53,7 @@ COMMON_KEYS = (
     "to_move",  # seat to move, or null when nobody is
     "leader",  # leader of the current trick
     "tricks_done",  # completed tricks in this deal
-    "totals",  # match totals per seat (RULES.md §5 meaning)
+    "totals",  # match totals per seat (docs/records.md meaning)
     "deal_points",  # this deal's points so far per seat
     "history",  # this deal's actions as this seat saw them: [{"seat", "action"}]
     "legal_actions",  # present when this seat is to move
@@ -110,19 +110,19 @@ def check_keys(view, allowed, required, game_name: str) -> None:
     unknown = sorted(set(view) - set(allowed))
     if unknown:
         raise InvalidViewError(
-            f"unknown field {unknown[0]!r} in a view of {game_name} (fields: {', '.join(allowed)})"
+            f"unknown field {brief(unknown[0])} in a view of {game_name} (fields: {', '.join(allowed)})"
         )
     missing = [k for k in required if k not in view]
     if missing:
         raise InvalidViewError(f"a view of {game_name} needs the field {missing[0]!r}")
     if view.get("game", game_name) != game_name:
-        raise InvalidViewError(f"view is for game {view.get('game')!r}, not {game_name!r}")
+        raise InvalidViewError(f"view is for game {brief(view.get('game'))}, not {game_name!r}")
 
 
 def want_int(view, key, low, high):
     value = view[key]
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidViewError(f"view field {key!r} must be an integer {low}..{high}, not {value!r}")
+        raise InvalidViewError(f"view field {key!r} must be an integer {low}..{high}, not {brief(value)}")
     return value
 
 
@@ -134,7 +134,7 @@ def want_int_list(view, key, length, low, high):
         or any(isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high for v in value)
     ):
         raise InvalidViewError(
-            f"view field {key!r} must be {length} integers {low}..{high}, not {value!r}"
+            f"view field {key!r} must be {length} integers {low}..{high}, not {brief(value)}"
         )
     return value
 
@@ -252,7 +252,7 @@ def one_card_trick_hand_sizes(view: dict, hand: list[int], trick: list[int], han
             f"seat {seat} should hold {sizes[seat]} cards at this point, not {len(hand)}"
         )
     if "hand_sizes" in view and view["hand_sizes"] != sizes:
-        raise InvalidViewError(f"hand_sizes {view['hand_sizes']!r} should be {sizes!r}")
+        raise InvalidViewError(f"hand_sizes {brief(view['hand_sizes'])} should be {sizes!r}")
     return sizes
 
 
@@ -277,7 +277,7 @@ def read_options(view: dict, game_class) -> dict:
     """The view's game options, checked by building the game."""
     opts = view["options"]
     if not isinstance(opts, dict):
-        raise InvalidViewError(f"view field 'options' must be an object, not {opts!r}")
+        raise InvalidViewError(f"view field 'options' must be an object, not {brief(opts)}")
     try:
         game_class(**opts)
     except ValueError as err:

@@ -1,4 +1,4 @@
-"""Aluette (RULES.md §4): every rule and ruling with hand-computed deals, views,
+"""Aluette (docs/rules.md §4): every rule and ruling with hand-computed deals, views,
 state_from_view, the pure-Python reference and the conformance check.
 
 Scenarios are records: a deal is written trick by trick in play order and
@@ -86,6 +86,7 @@ MORDIENNE = [
 
 
 def test_strength_table_has_19_classes_equal_within_and_strictly_ordered_between():
+    """docs/rules.md §4.3, §4.1: nineteen classes cover the 48 cards, equal within a class."""
     assert sorted(c for cls in CLASSES for c in cls) == sorted(ALUETTE_DECK.names(ALUETTE_DECK.all_mask))
     for k, cls in enumerate(CLASSES):
         assert {strength(c) for c in cls} == {18 - k}, f"class {k + 1}: {cls}"
@@ -95,6 +96,7 @@ def test_strength_table_has_19_classes_equal_within_and_strictly_ordered_between
 # that last step is covered by the table test only)
 @pytest.mark.parametrize("k", range(len(CLASSES) - 2))
 def test_each_class_beats_the_next_in_a_trick(k):
+    """docs/rules.md §4.3, §4.5: each class beats the next."""
     stronger, weaker = CLASSES[k][0], CLASSES[k + 1][-1]
     fillers = [c for c in ("3b", "3e", "4o", "4c") if c != weaker][:2]
     assert trick_winner([weaker, stronger, *fillers], leader=0) == 1
@@ -103,6 +105,7 @@ def test_each_class_beats_the_next_in_a_trick(k):
 
 @pytest.mark.parametrize("cls", [c for c in CLASSES[:-1] if len(c) > 1], ids=lambda c: c[0][0] + "-group")
 def test_equal_group_cards_tie_and_spoil_the_trick(cls):
+    """docs/rules.md §4.3, §4.5: two cards of one class tie at the top and spoil the trick."""
     # every pair of the group ties at the top over the two weakest cards
     for i, a in enumerate(cls):
         for b in cls[i + 1 :]:
@@ -110,6 +113,8 @@ def test_equal_group_cards_tie_and_spoil_the_trick(cls):
 
 
 def test_trick_winner_examples():
+    """docs/rules.md §4.5: the single strongest card wins; a tie at the top is pourri, a tie below it
+    harmless."""
     assert trick_winner(["Ab", "Kc", "3o", "4e"], leader=1) == 3  # Monsieur wins
     assert trick_winner(["9c", "9o", "9b", "9e"], leader=0) == 0  # Grand-neuf > Petit-neuf > 9b = 9e
     assert trick_winner(["2e", "2b", "2c", "2o"], leader=3) == 2  # le Borgne is the top two
@@ -123,6 +128,7 @@ def test_trick_winner_examples():
 
 
 def test_deal_left_of_dealer_leads_and_the_winner_leads_next():
+    """docs/rules.md §4.2, §4.5: the dealer's left leads first; a trick's winner leads next."""
     game = make_game("aluette", first_dealer=2)
     state = game.new_match()
     deal = scripted_deal(2, MORDIENNE)  # same cards; the seats follow from dealer 2
@@ -134,6 +140,7 @@ def test_deal_left_of_dealer_leads_and_the_winner_leads_next():
 
 
 def test_mordienne_scores_two():
+    """docs/rules.md §4.7: a run of the last seven tricks after two lost is a Mordienne: 2 points."""
     result = replay(record(scripted_deal(0, MORDIENNE)))
     assert result["deals"][0]["trick_winners"] == [1, 3, 2, 2, 2, 2, 2, 2, 2]
     assert result["deals"][0]["points"] == [2, 0, 2, 0]
@@ -141,6 +148,7 @@ def test_mordienne_scores_two():
 
 
 def test_a_spoiled_last_trick_breaks_mordienne_with_four_tied_cards():
+    """docs/rules.md §4.7: a pourri last trick breaks the run."""
     tricks = MORDIENNE[:8] + [(["Nb", "No", "Nc", "Ne"], None)]  # four knights: pourri
     result = replay(record(scripted_deal(0, tricks)))
     assert result["deals"][0]["trick_winners"] == [1, 3, 2, 2, 2, 2, 2, 2, None]
@@ -148,6 +156,7 @@ def test_a_spoiled_last_trick_breaks_mordienne_with_four_tied_cards():
 
 
 def test_a_last_trick_won_by_another_seat_breaks_mordienne():
+    """docs/rules.md §4.6, §4.7: a last trick won by another seat breaks the run; the deal still scores 1."""
     tricks = MORDIENNE[:8] + [(["Nc", "2b", "Ne", "Nb"], 3)]  # seat 3's 2b beats the knights
     result = replay(record(scripted_deal(0, tricks)))
     assert result["deals"][0]["trick_winners"] == [1, 3, 2, 2, 2, 2, 2, 2, 3]
@@ -155,6 +164,7 @@ def test_a_last_trick_won_by_another_seat_breaks_mordienne():
 
 
 def test_a_win_before_the_run_breaks_mordienne():
+    """docs/rules.md §4.7: a trick won before the run breaks it."""
     tricks = [
         (["4c", "Ao", "5c", "6c"], 2),  # seat 2 wins the first trick
         (["4o", "Ko", "5o", "6o"], 3),  # then loses the second
@@ -186,6 +196,8 @@ def nine_trick_deal(dealer: int) -> dict:
 
 
 def test_all_nine_spoiled_nobody_scores_and_the_leader_never_changes():
+    """docs/rules.md §4.5, §4.6, §4.8: nine pourri tricks: the same leader throughout, nobody scores, the
+    dealer moves left."""
     deal = scripted_deal(1, all_spoiled())
     state = load_record({"game": "aluette", "options": {"first_dealer": 1}, "deals": [deal]})
     assert state.deals[-1].trick_winners == [None] * 9
@@ -196,6 +208,7 @@ def test_all_nine_spoiled_nobody_scores_and_the_leader_never_changes():
 
 
 def test_pourri_keeps_the_leader_and_records_nobody():
+    """docs/rules.md §4.5: a pourri trick has no winner and the same leader leads again."""
     state = make_game("aluette").new_match()
     deal = scripted_deal(0, all_spoiled())
     state.deal(state.game.deal_from_json(deal))
@@ -208,6 +221,7 @@ def test_pourri_keeps_the_leader_and_records_nobody():
 
 
 def test_two_tricks_at_the_end_after_seven_spoiled_are_a_mordienne_but_one_is_not():
+    """docs/rules.md §4.7: a run needs at least two tricks (k at most 8)."""
     spoiled = all_spoiled()
     two = spoiled[:7] + [(["3o", "5b", "6b", "7b"], 1), (["3c", "8b", "2e", "2b"], 1)]
     result = replay(record(scripted_deal(0, two)))
@@ -219,6 +233,7 @@ def test_two_tricks_at_the_end_after_seven_spoiled_are_a_mordienne_but_one_is_no
 
 
 def test_winning_all_nine_is_a_mordienne():
+    """docs/rules.md §4.7: all nine tricks (k = 1) is a Mordienne."""
     result = replay(record(nine_trick_deal(2)))
     assert result["deals"][0]["trick_winners"] == [3] * 9
     assert result["deals"][0]["points"] == [0, 2, 0, 2]
@@ -239,12 +254,15 @@ TIE = [
 
 
 def test_most_tricks_tie_goes_to_who_reached_the_number_first():
+    """docs/rules.md §4.6: a tie for the most tricks goes to who reached that number first."""
     result = replay(record(scripted_deal(0, TIE)))
     assert result["deals"][0]["trick_winners"] == [3, 0, 0, 1, 3, 0, None, 2, 3]
     assert result["deals"][0]["points"] == [1, 0, 1, 0]
 
 
 def test_deal_winner_kernel_on_counts():
+    """docs/rules.md §4.6, §4.7: the deal winner and its points from trick counts and first and latest
+    wins."""
     state = np.zeros(K.STATE_SIZE, np.int64)
     won, first, last = [3, 1, 1, 3], [1, 3, 7, 0], [5, 3, 7, 8]
     state[K.TRICKS_WON : K.TRICKS_WON + 4] = won
@@ -269,6 +287,8 @@ def one_trick_deal(dealer: int) -> dict:
 
 
 def test_five_deal_match_win_with_dealer_rotation():
+    """docs/rules.md §4.8, §4.9, §0.2: five deals with the dealer moving left; the team with more match
+    points wins."""
     # dealers 0 1 2 3 0: the first leaders 1 2 3 0 1 win one point each for their team
     deals = [one_trick_deal(d) for d in (0, 1, 2, 3, 0)]
     result = replay(record(*deals))
@@ -278,6 +298,7 @@ def test_five_deal_match_win_with_dealer_rotation():
 
 
 def test_five_deal_match_draw():
+    """docs/rules.md §4.9, §0.5: equal match points after five deals are a draw, 0.5 each."""
     deals = [one_trick_deal(0), one_trick_deal(1), scripted_deal(2, all_spoiled()),
              nine_trick_deal(3), nine_trick_deal(0)]
     state = load_record(record(*deals))
@@ -289,6 +310,8 @@ def test_five_deal_match_draw():
 
 
 def test_match_is_over_after_five_deals_and_dealers_must_rotate():
+    """docs/rules.md §4.8, §4.9: a sixth deal or a dealer out of rotation is a record error
+    (docs/records.md)."""
     deals = [one_trick_deal(d) for d in (0, 1, 2, 3, 0)]
     with pytest.raises(InvalidRecordError, match="deal 6: the match ended"):
         load_record(record(*deals, one_trick_deal(1)))
@@ -313,12 +336,15 @@ def test_deal_returns_are_the_normalised_margin():
 
 
 def test_examples_replay_exactly():
+    """docs/records.md: the Aluette example matches replay to their expected output."""
     for path in sorted(EXAMPLES.glob("aluette-*.json")):
         example = json.loads(path.read_text())
         assert replay(example["record"]) == example["expected"], path.name
 
 
 def test_record_errors_name_the_problem():
+    """docs/records.md, docs/rules.md §4.2, §4.10: hands of nine, 'undealt' optional and exact, illegal
+    plays named."""
     deal = scripted_deal(0, MORDIENNE)
     bad = dict(deal, hands=[h[:] for h in deal["hands"]])
     bad["hands"][1][0] = bad["hands"][0][0]
@@ -340,6 +366,8 @@ def test_record_errors_name_the_problem():
 
 
 def test_record_round_trip_of_a_played_match():
+    """docs/records.md, docs/rules.md §4.2, §4.8: a played match round-trips; dealers rotate left; twelve
+    cards undealt."""
     state = make_game("aluette", first_dealer=3).new_match()
     rng = make_rng(8)
     buffer = np.zeros(contract.MAX_ACTIONS, np.int64)
@@ -364,6 +392,8 @@ def mid_deal_tie(actions: int = 18):
 
 
 def test_view_shows_only_the_seats_own_cards_and_public_facts():
+    """docs/rules.md §4.2, docs/design.md §4: a view shows the seat's own cards and public facts, no
+    unused card."""
     deal, state = mid_deal_tie()
     game = state.game
     view = state.view(3)
@@ -430,6 +460,8 @@ def test_state_from_view_of_finished_deals_and_match():
 
 
 def test_pure_reference_playouts_obey_the_rules():
+    """docs/rules.md §4.3, §4.6, §4.7: the plain-Python reference's strengths and deal scores agree with
+    the engine."""
     rng = random.Random(4)
     for _ in range(300):
         result = pure.random_playout(rng, dealer=rng.randrange(4))

@@ -141,6 +141,8 @@ def _check_random_matches(rng, matches, first_dealer, stats):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**62), first_dealer=st.integers(0, 3))
 def test_random_matches_keep_every_invariant(seed, first_dealer):
+    """docs/rules.md §4.2, §4.5, §4.6, §4.7, §4.8, §4.9: thousands of random deals follow the deal, trick,
+    scoring, rotation and match rules."""
     # 25 x 100 matches = 12,500 deals: 36 cards played, tricks + spoiled = 9,
     # points 0/1/2 to one team exactly as the rule's words give them, five deals
     stats = np.zeros(3, np.int64)
@@ -149,6 +151,7 @@ def test_random_matches_keep_every_invariant(seed, first_dealer):
 
 
 def test_random_play_produces_mordiennes_and_spoiled_tricks():
+    """docs/rules.md §4.5, §4.7: random play produces pourri tricks and Mordiennes, scored by the rules."""
     stats = np.zeros(3, np.int64)
     assert _check_random_matches(make_rng(1), 400, 0, stats) == 0
     assert stats[1] >= 5 and stats[2] > 100  # Mordienne (about 1 deal in 150) and pourri occur
@@ -171,6 +174,7 @@ def _kernel_match(seed_rng, first_dealer):
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**62))
 def test_same_seed_same_match_and_record_round_trip(seed):
+    """docs/rules.md §0.6, docs/records.md: the same seed plays the same match, and its record replays it."""
     assert np.array_equal(_kernel_match(make_rng(seed), 1), _kernel_match(make_rng(seed), 1))
     game = make_game("aluette")
     agents = [make("random", game, seed=derive_seed(seed, s)) for s in range(4)]
@@ -214,6 +218,7 @@ def _swap_hidden(state, seat, rng):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_view_and_heuristic_ignore_cards_hidden_from_the_seat(seed):
+    """docs/design.md §4: views and the heuristic ignore the cards hidden from the seat."""
     state, seat, rng = _mid_deal(seed)
     other = _swap_hidden(state, seat, rng)
     assert not np.array_equal(other.array, state.array)
@@ -234,6 +239,7 @@ def test_view_and_heuristic_ignore_cards_hidden_from_the_seat(seed):
 
 
 def test_determinize_keeps_what_the_seat_sees_and_is_uniform():
+    """docs/design.md §4: determinize keeps what the seat sees and deals the rest uniformly."""
     state, seat, _ = _mid_deal(3)
     arr = state.array
     others = [s for s in range(4) if s != seat]
@@ -374,6 +380,7 @@ def test_heuristic_beats_random_over_seat_rotated_matches():
 
 
 def test_random_action_draws_every_card_of_the_movers_hand():
+    """docs/rules.md §4.4: any card of the hand may be played."""
     state = make_game("aluette").new_match(seed=2)
     rng = make_rng(4)
     draws = [int(K.random_action(state.array, rng)) for _ in range(900)]

@@ -1,4 +1,4 @@
-"""Coins (RULES.md §1): every rule and ruling, properties, views, strength."""
+"""Coins (docs/rules.md §1): every rule and ruling, properties, views, strength."""
 
 from __future__ import annotations
 
@@ -56,10 +56,14 @@ def winner(a: str, b: str, c: str) -> int:
     ],
 )
 def test_trick_winner(cards, expected, why):
+    """docs/rules.md §1.5, §1.2, §1.1: three suits (the top of the cycle's chain), a pair and an odd card
+    (the pair's higher card), one suit (the highest)."""
     assert winner(*cards) == expected, why
 
 
 def test_trick_winner_is_a_function_of_suits_and_ranks_only():
+    """docs/rules.md §1.5, over every trick of three cards: the pair's higher card, the highest of one
+    suit, the suit the absent one beats."""
     # exhaustive: the winner is always one of the same-suit cards when a pair exists
     for a in range(48):
         for b in range(48):
@@ -99,6 +103,8 @@ def coins_record(actions, dealer=0, target=10, deals=None):
 
 
 def test_left_of_dealer_leads_first_and_winner_leads_next():
+    """docs/rules.md §1.3, §1.6, §1.8: with first_dealer 2 seat 0 (on the dealer's left) leads; the winner
+    scores the trick's coins and leads next."""
     game = make_game("coins", first_dealer=2)
     state = game.new_match()
     state.deal(game.deal_from_json({"hands": HANDS_BY_SUIT}))
@@ -112,6 +118,7 @@ def test_left_of_dealer_leads_first_and_winner_leads_next():
 
 
 def test_winner_scores_one_point_per_coin_in_the_trick():
+    """docs/rules.md §1.6: the trick's winner scores one point per coin in it."""
     # dealer 0, so seat 1 leads 6o, seat 2 plays Jo, seat 0 plays 2o: all coins, Jo wins
     result = replay(coins_record(["6o", "Jo", "2o"]))
     assert result["deals"][0]["trick_winners"] == [2]
@@ -120,6 +127,8 @@ def test_winner_scores_one_point_per_coin_in_the_trick():
 
 
 def test_match_ends_the_moment_the_target_is_reached_mid_deal():
+    """docs/rules.md §1.7: the match ends the moment a score reaches the target, mid-deal; the record ends
+    there (docs/records.md)."""
     # target 3: the first trick (three coins) ends the match at once
     state = load_record(coins_record(["6o", "Jo", "2o"], target=3))
     assert state.is_terminal and state.outcome == [0, 0, 1]
@@ -130,6 +139,7 @@ def test_match_ends_the_moment_the_target_is_reached_mid_deal():
 
 
 def test_next_dealer_is_right_of_the_last_trick_winner():
+    """docs/rules.md §1.7: the next dealer sits right of the last trick's winner, who then leads first."""
     game = make_game("coins", target=1000)
     state = game.new_match()
     rng = make_rng(5)
@@ -143,6 +153,8 @@ def test_next_dealer_is_right_of_the_last_trick_winner():
 
 
 def test_wrong_dealer_in_record_is_an_error():
+    """docs/rules.md §0.4, §1.8: a record's first dealer is its first deal's dealer; a first_dealer option
+    that disagrees is an error."""
     record = coins_record([], dealer=0)
     record["deals"][0]["dealer"] = 0
     full = load_record(record)
@@ -153,6 +165,8 @@ def test_wrong_dealer_in_record_is_an_error():
 
 
 def test_dealer_of_a_later_deal_must_follow_the_last_trick_winner():
+    """docs/rules.md §1.7: a later deal's dealer in a record must be the one the rules name
+    (docs/records.md)."""
     example = EXAMPLES / "coins-1001.json"
     record = json.loads(example.read_text())["record"]
     assert load_record(record).deal_number == 2
@@ -162,12 +176,14 @@ def test_dealer_of_a_later_deal_must_follow_the_last_trick_winner():
 
 
 def test_deal_after_unfinished_deal_is_an_error():
+    """docs/records.md: no deal may follow an unfinished one."""
     deal = {"dealer": 0, "hands": HANDS_BY_SUIT, "actions": ["6o"]}
     with pytest.raises(InvalidRecordError, match="deal 1 is unfinished"):
         load_record(coins_record(None, deals=[deal, dict(deal)]))
 
 
 def test_illegal_action_error_names_deal_index_action_and_reason():
+    """docs/records.md: an illegal action's error names the deal, the action's index, the action and why."""
     with pytest.raises(InvalidRecordError) as err:
         load_record(coins_record(["6o", "2c"]))  # 2c is seat 0's card; seat 2 is to move
     text = str(err.value)
@@ -175,6 +191,8 @@ def test_illegal_action_error_names_deal_index_action_and_reason():
 
 
 def test_bad_cards_and_options_are_clear_errors():
+    """docs/rules.md §0.7, §1.9: card notation; unknown options and cards dealt twice are clear errors
+    (docs/records.md)."""
     with pytest.raises(CardError, match="rank 'Z'"):
         COINS_DECK.parse("Zo")
     with pytest.raises(CardError, match="suit 'x'"):
@@ -190,6 +208,7 @@ def test_bad_cards_and_options_are_clear_errors():
 
 
 def test_apply_checks_legality_and_names_the_legal_actions():
+    """docs/rules.md §1.4: a player plays a card of their own hand."""
     state = make_game("coins").new_match(seed=1)
     with pytest.raises(IllegalActionError, match="not legal for seat 1"):
         state.apply(state.deals[-1].vector[0].item())  # a card of seat 0
@@ -221,12 +240,15 @@ def _play_random_deals(seed: int, deals: int):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**62))
 def test_random_deals_conserve_cards_and_coins(seed):
+    """docs/rules.md §1.3, §1.6: a deal plays all 48 cards in 16 tricks and scores exactly its 12 coins."""
     _play_random_deals(seed, deals=50)  # 40 x 50 = 2000 deals
 
 
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**62), target=st.integers(1, 30))
 def test_match_ends_exactly_when_the_target_is_reached(seed, target):
+    """docs/rules.md §1.7, §0.6: the match ends exactly when a score reaches the target and that player
+    alone wins; the same seed plays the same match."""
     game = make_game("coins", target=target)
     agents = [make("random", game, seed=derive_seed(seed, s)) for s in range(3)]
     checks = []
@@ -264,6 +286,7 @@ def _swap_hidden(state, seat, rng):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_view_and_heuristic_ignore_cards_hidden_from_the_seat(seed):
+    """docs/design.md §4: a view and the heuristic ignore the cards hidden from the seat."""
     game = make_game("coins")
     state = game.new_match(seed=seed)
     rng = np.random.default_rng(seed)
@@ -283,6 +306,7 @@ def test_view_and_heuristic_ignore_cards_hidden_from_the_seat(seed):
 
 
 def test_determinize_keeps_what_the_seat_sees_and_is_uniform():
+    """docs/design.md §4: determinize keeps what the seat sees and deals the rest uniformly."""
     game = make_game("coins")
     state = game.new_match(seed=4)
     for _ in range(7):

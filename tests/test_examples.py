@@ -1,4 +1,4 @@
-"""The shared example matches replay to exactly their expected output (RULES.md §5)."""
+"""The example matches replay to exactly their expected output (docs/records.md)."""
 
 from __future__ import annotations
 
@@ -16,17 +16,20 @@ EXAMPLE_FILES = sorted(EXAMPLES.glob("*.json"))
 
 
 def test_examples_are_present():
+    """docs/records.md: there are example matches of every game."""
     games = {path.name.split("-")[0] for path in EXAMPLE_FILES}
     assert games == {"coins", "koetsieren", "kozel", "aluette"}
 
 
 @pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.name)
 def test_example_replays_exactly(path):
+    """docs/records.md: every example match replays to exactly its expected output."""
     example = json.loads(path.read_text())
     assert replay(example["record"]) == example["expected"]
 
 
 def test_replay_json_prints_one_line_per_record_in_order(tmp_path, capsys):
+    """docs/records.md: replay --json prints one line per record, in order."""
     files = []
     for path in EXAMPLE_FILES:
         record_file = tmp_path / path.name
@@ -40,6 +43,8 @@ def test_replay_json_prints_one_line_per_record_in_order(tmp_path, capsys):
 
 
 def test_replay_reports_a_bad_record_and_goes_on(tmp_path):
+    """docs/records.md: a bad record prints an error line naming the deal and action, the others still
+    replay, and the exit status is non-zero."""
     good = EXAMPLES / "coins-1001.json"
     record = json.loads(good.read_text())["record"]
     record["deals"][0]["actions"][1] = "Ao"  # seat 2 does not hold the ace of coins

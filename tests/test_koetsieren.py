@@ -1,4 +1,4 @@
-"""Koetsieren (RULES.md §2): every rule and ruling, with hand-computed cases."""
+"""Koetsieren (docs/rules.md §2): every rule and ruling, with hand-computed cases."""
 
 from __future__ import annotations
 
@@ -63,6 +63,8 @@ def example_record(actions=None, players=4, dealer=0, hands=None):
 
 
 def test_seed_example_bids_tricks_hook_and_penalty():
+    """docs/rules.md §2.13, §2.6: the seed's example; its five tricks are one deal, scored after the
+    fifth, and the match goes on; only B misses, by one."""
     result = replay(example_record())
     deal = result["deals"][0]
     assert deal["trick_winners"] == [1, 0, 1, 2, 2]
@@ -72,6 +74,8 @@ def test_seed_example_bids_tricks_hook_and_penalty():
 
 
 def test_seed_example_step_by_step():
+    """docs/rules.md §2.3, §2.4, §2.5, §2.7: the trump maker (left of the dealer) names trump, the bidding
+    starts on its left, and it bids last under the hook and leads."""
     state = make_game("koetsieren").new_match()
     state.deal(state.game.deal_from_json({"hands": EXAMPLE_HANDS}))
     assert state.to_move == 1 and state.legal_texts() == ["trump:c", "trump:d", "trump:h", "trump:s"]
@@ -94,6 +98,8 @@ def test_seed_example_step_by_step():
 
 
 def test_hook_bars_the_trump_makers_bid_with_a_clear_record_error():
+    """docs/rules.md §2.4: the hook bars the trump maker's bid that makes 5; the record error says why
+    (docs/records.md)."""
     actions = EXAMPLE_BIDS[:4] + ["bid:2"]
     with pytest.raises(InvalidRecordError) as err:
         load_record(example_record(actions))
@@ -104,6 +110,7 @@ def test_hook_bars_the_trump_makers_bid_with_a_clear_record_error():
 
 
 def test_hook_only_bars_the_last_bidder():
+    """docs/rules.md §2.4: only the last bid is restricted, and only where a bid would make the sum 5."""
     # the first three bidders may bring the running sum to 5 (or past it)
     state = load_record(example_record(["trump:c", "bid:5", "bid:0", "bid:0"]))
     assert state.to_move == 1
@@ -115,6 +122,7 @@ def test_hook_only_bars_the_last_bidder():
 
 
 def test_two_player_bidding_order_dealer_first_trump_maker_last():
+    """docs/rules.md §2.4, §2.5: with two players the dealer bids first and the trump maker last."""
     game = make_game("koetsieren", players=2, first_dealer=0)
     state = game.new_match(seed=4)
     assert state.dealer == 0 and state.to_move == 1  # the trump maker names trump
@@ -139,6 +147,7 @@ def test_two_player_bidding_order_dealer_first_trump_maker_last():
     ],
 )
 def test_trick_winner(cards, trump, expected, why):
+    """docs/rules.md §2.8, §2.1: the highest trump wins, else the highest card of the suit led."""
     trick = np.array([card(c) for c in cards], dtype=np.int64)
     got = int(K.trick_winner_position(trick, len(trick), "cdhs".index(trump)))
     assert got == expected, why
@@ -147,6 +156,7 @@ def test_trick_winner(cards, trump, expected, why):
 
 
 def test_trick_winner_agrees_with_the_plain_python_rule():
+    """docs/rules.md §2.8, on 3000 random tricks of 2 to 6 cards."""
     rng = np.random.default_rng(1)
     for _ in range(3000):
         n = int(rng.integers(2, 7))
@@ -160,6 +170,7 @@ def test_trick_winner_agrees_with_the_plain_python_rule():
 
 
 def test_forehead_plays_by_slot_replay_the_same():
+    """docs/rules.md §2.14: a play may name the slot or the card; a record written back names the card."""
     plays = [slot for trick in EXAMPLE_SLOTS for slot in trick]
     by_slot = example_record(EXAMPLE_BIDS + plays)
     assert replay(by_slot) == replay(example_record())
@@ -169,6 +180,8 @@ def test_forehead_plays_by_slot_replay_the_same():
 
 
 def test_a_seat_names_its_own_forehead_cards_by_slot():
+    """docs/rules.md §2.2, §2.7, §2.14: who sees which slot; a forehead card is played blind, by its slot;
+    a played card is face up for all."""
     state = load_record(example_record(EXAMPLE_BIDS))
     assert state.to_move == 1
     view = state.view(1)
@@ -186,6 +199,8 @@ def test_a_seat_names_its_own_forehead_cards_by_slot():
 
 
 def test_illegal_plays_name_the_slot_or_card():
+    """docs/rules.md §2.3, §2.4, §2.7: trump first, then bids 0 to 5, then each slot's card once; other
+    actions are clear errors."""
     state = load_record(example_record(EXAMPLE_BIDS + EXAMPLE_TRICKS[0]))
     assert state.to_move == 1
     with pytest.raises(IllegalActionError, match=r"'F1': seat 1 has already played the card of slot F1"):
@@ -220,6 +235,7 @@ def _play_example_deal(totals, bids):
 
 
 def test_penalty_is_the_distance_between_bid_and_tricks():
+    """docs/rules.md §2.9, §2.10: penalty points are |bid - tricks|; the deal passes one seat left."""
     # A bids 0 instead of 1, so B may not bid 3 and bids 4: A 1 off, B 2 off
     state = _play_example_deal([0, 0, 0, 0], [2, 0, 0, 4])
     assert state.deal_points == [1, 2, 0, 0] and state.totals == [1, 2, 0, 0]
@@ -227,29 +243,34 @@ def test_penalty_is_the_distance_between_bid_and_tricks():
 
 
 def test_match_goes_on_while_every_total_is_below_ten():
+    """docs/rules.md §2.11: while every total is below ten the match goes on."""
     state = _play_example_deal([8, 7, 5, 9], [2, 0, 0, 4])
     assert state.totals == [9, 9, 5, 9] and not state.is_terminal and state.deal_pending
 
 
 def test_the_highest_total_loses_when_someone_reaches_ten():
+    """docs/rules.md §2.11: after the deal in which a total reaches ten, the highest total loses."""
     state = _play_example_deal([9, 9, 3, 2], [2, 0, 1, 3])
     assert state.totals == [9, 10, 3, 2]
     assert state.is_terminal and state.outcome == [1, 0, 1, 1]
 
 
 def test_highest_total_loses_not_the_first_to_reach_ten():
+    """docs/rules.md §2.11: two players pass ten in the same deal; the higher total loses."""
     state = _play_example_deal([9, 9, 0, 0], [2, 0, 0, 4])
     assert state.totals == [10, 11, 0, 0]
     assert state.outcome == [1, 0, 1, 1]  # A reached 10 too but B is highest
 
 
 def test_tie_for_the_highest_total_all_of_them_lose():
+    """docs/rules.md §2.12: all players sharing the highest total lose."""
     state = _play_example_deal([9, 8, 0, 0], [2, 0, 0, 4])
     assert state.totals == [10, 10, 0, 0]
     assert state.is_terminal and state.outcome == [0, 0, 1, 1]
 
 
 def test_example_match_with_three_players_ends_with_the_highest_losing():
+    """docs/rules.md §2.11: a whole three-player match ends with the highest total losing."""
     example = json.loads((EXAMPLES / "koetsieren-1001.json").read_text())
     state = load_record(example["record"])
     assert state.totals == [5, 12, 9] and state.outcome == [1, 0, 1]
@@ -257,6 +278,7 @@ def test_example_match_with_three_players_ends_with_the_highest_losing():
 
 @pytest.mark.parametrize("name", ["koetsieren-1001.json", "koetsieren-1002.json"])
 def test_example_files_replay_exactly(name):
+    """docs/records.md: the Koetsieren example matches replay to their expected output."""
     example = json.loads((EXAMPLES / name).read_text())
     assert replay(example["record"]) == example["expected"]
 
@@ -265,6 +287,8 @@ def test_example_files_replay_exactly(name):
 
 @pytest.mark.parametrize("players, first_dealer", [(2, 1), (5, 3), (6, 0)])
 def test_dealer_and_trump_maker_rotate_left(players, first_dealer):
+    """docs/rules.md §2.3, §2.7, §2.10: the dealer moves left each deal; the player on its left makes
+    trump and leads."""
     game = make_game("koetsieren", players=players, first_dealer=first_dealer)
     state = game.new_match()
     rng = make_rng(players)
@@ -280,6 +304,7 @@ def test_dealer_and_trump_maker_rotate_left(players, first_dealer):
 
 
 def test_a_dealer_against_the_rotation_is_a_record_error():
+    """docs/rules.md §2.10: a later dealer in a record must follow the rotation (docs/records.md)."""
     record = json.loads((EXAMPLES / "koetsieren-1001.json").read_text())["record"]
     record["deals"][1]["dealer"] = 2
     with pytest.raises(InvalidRecordError, match=r"deal 2: dealer 2 contradicts the rules .*seat 1"):
@@ -289,6 +314,8 @@ def test_a_dealer_against_the_rotation_is_a_record_error():
 # ----------------------------------------------------- 2 and 6 players
 
 def test_six_players_deal_thirty_cards_and_leave_two():
+    """docs/rules.md §2.1, §2.2, §2.6: six players are dealt 30 cards, 2 stay unused, and a deal is five
+    tricks."""
     game = make_game("koetsieren", players=6)
     state = game.new_match(seed=8)
     deal = game.deal_to_json(state.deals[0].vector)
@@ -303,6 +330,7 @@ def test_six_players_deal_thirty_cards_and_leave_two():
 
 
 def test_two_players_leave_twenty_two_cards_undealt():
+    """docs/rules.md §2.2: with two players 22 cards stay unused."""
     game = make_game("koetsieren", players=2)
     state = game.new_match(seed=3)
     assert len(game.deal_to_json(state.deals[0].vector)["undealt"]) == 22
@@ -310,6 +338,7 @@ def test_two_players_leave_twenty_two_cards_undealt():
 
 
 def test_players_option_range_and_first_dealer_must_be_a_seat():
+    """docs/rules.md §2.1, §0.4: two to six players (default four); the first dealer is a seat."""
     assert make_game("koetsieren").n_players == 4
     with pytest.raises(OptionError, match="players=7 is out of range"):
         make_game("koetsieren", players=7)
@@ -322,6 +351,7 @@ def test_players_option_range_and_first_dealer_must_be_a_seat():
 # -------------------------------------------------------------- deal JSON
 
 def test_deal_json_round_trip_and_undealt_may_be_left_out():
+    """docs/records.md: a Koetsieren deal's slot objects; 'undealt' may be left out."""
     game = make_game("koetsieren", players=3)
     vector = game.new_match(seed=1).deals[0].vector
     deal = game.deal_to_json(vector)
@@ -343,6 +373,7 @@ def test_deal_json_round_trip_and_undealt_may_be_left_out():
     ],
 )
 def test_malformed_deals_are_record_errors(change, message):
+    """docs/records.md: malformed Koetsieren deals are record errors."""
     record = example_record([])
     deal = record["deals"][0]
     deal["hands"] = copy.deepcopy(EXAMPLE_HANDS)

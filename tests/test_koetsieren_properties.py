@@ -179,6 +179,8 @@ def check_random_matches(players, first_dealer, matches, rng, stats):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**62), players=st.integers(2, 6), first_dealer=st.integers(0, 5))
 def test_thousands_of_random_matches_keep_every_invariant(seed, players, first_dealer):
+    """docs/rules.md §2.2, §2.4, §2.7, §2.9, §2.10, §2.11: over thousands of random matches the cards, the
+    hook, the lead, the penalties, the rotation and the match end follow the rules."""
     stats = np.zeros(3, np.int64)
     code = check_random_matches(players, first_dealer % players, 200, make_rng(seed), stats)
     assert code == OK, f"invariant {code} broken ({players} players, seed {seed})"
@@ -186,6 +188,8 @@ def test_thousands_of_random_matches_keep_every_invariant(seed, players, first_d
 
 
 def test_every_player_count_plays_thousands_of_matches():
+    """docs/rules.md §2.1, §2.12: every player count from 2 to 6 plays; shared highest totals occur and
+    all of them lose."""
     for players in range(2, 7):
         stats = np.zeros(3, np.int64)
         assert check_random_matches(players, players - 1, 1000, make_rng(players), stats) == OK
@@ -211,6 +215,7 @@ def _random_match(players, rng):
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**62), players=st.integers(2, 6))
 def test_same_seed_same_match(seed, players):
+    """docs/rules.md §0.6: the same seed plays the same match."""
     first, steps = _random_match(players, make_rng(seed))
     again, steps_again = _random_match(players, make_rng(seed))
     assert steps == steps_again and np.array_equal(first, again)
@@ -235,6 +240,8 @@ def _random_state_match(players, seed, stop_after=None):
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**62), players=st.integers(2, 6))
 def test_record_round_trip(seed, players):
+    """docs/records.md, docs/rules.md §2.9: records replay random matches exactly; each deal scores the
+    distance between bid and tricks."""
     state = _random_state_match(players, seed)
     record = json.loads(json.dumps(record_of(state)))
     rebuilt = load_record(record)
@@ -256,6 +263,7 @@ def _bids_of(log, players):
 
 
 def test_unfinished_match_record_round_trip():
+    """docs/records.md: a record may stop mid-deal; that deal's points are null."""
     state = _random_state_match(5, 99, stop_after=40)
     record = record_of(state)
     assert np.array_equal(load_record(record).array, state.array)
@@ -305,6 +313,8 @@ def _random_midgame_states(seed, count):
 
 
 def test_views_never_show_hidden_cards_and_ignore_them():
+    """docs/rules.md §2.2, docs/design.md §4: a view shows only the slots its seat sees, and decisions
+    ignore the rest."""
     checked = 0
     heuristic_checked = 0
     for state, rng in _random_midgame_states(5, 60):
@@ -330,6 +340,7 @@ def test_views_never_show_hidden_cards_and_ignore_them():
 
 
 def test_determinize_never_changes_a_card_the_seat_sees():
+    """docs/design.md §4: determinize changes only cards the seat cannot see."""
     for state, _ in _random_midgame_states(6, 40):
         for seat in range(state.game.n_players):
             world = state.array.copy()
@@ -345,6 +356,7 @@ def test_determinize_never_changes_a_card_the_seat_sees():
 
 
 def test_determinize_deals_the_unseen_cards_uniformly():
+    """docs/design.md §4: determinize deals the unseen cards uniformly."""
     state = _random_state_match(4, 21, stop_after=10)  # in the first tricks
     arr = state.array
     seat = next(s for s in range(4) if arr[K.SLOTS + s * 5 + K.SLOT_F1] != K.EMPTY_SLOT)
@@ -499,6 +511,7 @@ def test_heuristic_bids_and_trump_follow_their_documented_rules():
 # ------------------------------------------------------------------ pure.py
 
 def test_pure_playouts_obey_the_rules():
+    """docs/rules.md §2.4, §2.9: the plain-Python reference keeps the hook and scores |bid - tricks|."""
     rng = random.Random(4)
     for k in range(3000):
         players = 2 + k % 5

@@ -1,10 +1,11 @@
-"""Kozel (RULES.md §3, §5): every rule and ruling with hand-built deals and records,
-notation, records, views."""
+"""Kozel (docs/rules.md §3, docs/records.md): every rule and ruling with hand-built deals
+and records, notation, records, views."""
 
 from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +17,7 @@ from slagwerk.engine import (
     IllegalActionError,
     InvalidRecordError,
     InvalidViewError,
+    contract,
     make_game,
 )
 from slagwerk.engine.bits import make_rng
@@ -80,6 +82,8 @@ def hand(state, seat):
     ],
 )
 def test_beats_set(cards, winning, trump, expected, why):
+    """docs/rules.md §3.7, §3.1, §3.4: when a card, and a set of cards, beats another (rank order, trumps,
+    incomparable plain suits, pairing)."""
     trump_suit = "cdhs".index(trump)
     assert K.beats_set(mask(cards.split(",")), mask(winning.split(",")), trump_suit) == expected, why
 
@@ -91,6 +95,8 @@ def _pure_card(index):
 @settings(max_examples=300, deadline=None)
 @given(st.integers(1, 4), st.integers(0, 3), st.randoms(use_true_random=False))
 def test_beats_set_agrees_with_trying_every_pairing(size, trump, rnd):
+    """docs/rules.md §3.7: a set beats when some one-to-one pairing beats, checked against trying every
+    pairing."""
     cards = rnd.sample(range(36), 2 * size)
     attack, winning = cards[:size], cards[size:]
     if rnd.random() < 0.5:  # make the winning set one suit, like a lead
@@ -114,6 +120,7 @@ HANDS = [
 
 
 def test_leader_leads_one_to_four_cards_of_one_suit():
+    """docs/rules.md §3.8: a lead is one to four cards of one suit."""
     state = start(HANDS, "7s")
     assert state.to_move == 1 and state.phase == K.PHASE_PLAY
     assert sorted(state.legal_texts()) == sorted(
@@ -124,6 +131,8 @@ def test_leader_leads_one_to_four_cards_of_one_suit():
 
 
 def test_responses_have_the_leads_size_and_partial_beats_are_discards():
+    """docs/rules.md §3.8: a response has the lead's size; any cards may be discarded; a partial beat is
+    no beat."""
     state = play(start(HANDS, "7s"), "lead:9h,7h")
     legal = state.legal_texts()
     # seat 2 holds Th Jh 6c As: any two cards face down, beats only where both cards beat
@@ -139,6 +148,8 @@ def test_responses_have_the_leads_size_and_partial_beats_are_discards():
 
 
 def test_the_last_beater_takes_the_trick_and_leads_next():
+    """docs/rules.md §3.8: a beat must beat the current winning set; the last beater's team takes the
+    trick and the beater leads next."""
     # 9h led; Th beats it; Ah beats Th (the new winning set); seat 0 discards
     state = play(start(HANDS, "7s"), "lead:9h", "beat:Th", "beat:Ah")
     assert state.to_move == 0
@@ -150,11 +161,14 @@ def test_the_last_beater_takes_the_trick_and_leads_next():
 
 
 def test_a_trick_nobody_beats_goes_to_the_leader():
+    """docs/rules.md §3.8: a trick nobody beats goes to its leader."""
     state = play(start(HANDS, "7s"), "lead:Qc", "discard:6c", "discard:7c", "discard:Td")
     assert state.deals[-1].trick_winners == [1] and state.to_move == 1
 
 
 def test_drawing_one_at_a_time_clockwise_from_the_winner():
+    """docs/rules.md §3.12, §3.3: after a trick everyone draws from the top of the stock, one card at a
+    time, clockwise from the trick's winner."""
     stock_top = ["Qs", "Ks", "Ts", "Qh", "Jd", "8d", "8c", "9c"]
     state = start(HANDS, "7s", stock_top)
     # seat 1 leads two hearts, seat 2 beats with Jh,Th, seats 3 and 0 discard: seat 2 wins
@@ -169,6 +183,8 @@ def test_drawing_one_at_a_time_clockwise_from_the_winner():
 
 
 def test_face_down_discards_are_seen_only_by_their_owner():
+    """docs/rules.md §3.8, §3.9, §3.17: a discard is face down: other seats see discard:N and ?? cards;
+    the record names them."""
     state = play(start(HANDS, "7s"), "lead:9h,7h", "discard:Th,6c")
     other, own = state.view(3), state.view(2)
     assert other["history"][-1] == {"seat": 2, "action": "discard:2"}
@@ -178,6 +194,16 @@ def test_face_down_discards_are_seen_only_by_their_owner():
     assert "Th" not in other["shown"]
     # the record (which sees everything) names the cards
     assert record_of(state)["deals"][0]["actions"][-1] == "discard:Th,6c"
+
+
+def test_beats_are_face_up_for_everyone():
+    """docs/rules.md §3.9: a beat is played face up: every seat sees its cards, unlike a discard."""
+    state = play(start(HANDS, "7s"), "lead:9h,7h", "beat:Th,Jh")
+    for seat in range(4):
+        view = state.view(seat)
+        assert view["history"][-1] == {"seat": 2, "action": "beat:Th,Jh"}
+        assert view["trick"]["plays"][1] == {"seat": 2, "kind": "beat", "cards": ["Th", "Jh"]}
+        assert {"Th", "Jh"} <= set(view["shown"])
 
 
 # ------------------------------------------------------------------ molodka
@@ -193,6 +219,8 @@ MOLODKA_HANDS = [
 
 
 def test_molodka_questions_before_the_lead_in_priority_from_the_leader():
+    """docs/rules.md §3.10, §3.11: before the lead, molodka holders are asked clockwise from the original
+    leader."""
     state = start(MOLODKA_HANDS, "Td")
     asked = []
     while state.phase == K.PHASE_QUESTION:
@@ -204,6 +232,7 @@ def test_molodka_questions_before_the_lead_in_priority_from_the_leader():
 
 
 def test_while_a_question_is_pending_only_molodka_and_pass_are_legal():
+    """docs/rules.md §3.11: while a question is pending only molodka and pass are legal, and only then."""
     state = start(MOLODKA_HANDS, "Td")
     with pytest.raises(IllegalActionError, match="asked whether to declare its molodka"):
         state.apply("discard:9s,8s,7s,6s")
@@ -213,6 +242,8 @@ def test_while_a_question_is_pending_only_molodka_and_pass_are_legal():
 
 
 def test_molodka_before_the_lead_is_the_lead_of_the_four_cards():
+    """docs/rules.md §3.10, §3.11: a declared molodka is the lead of the four cards; the others answer
+    with four cards; nobody is asked again."""
     state = play(start(MOLODKA_HANDS, "Td"), "pass", "molodka")  # seat 2 passes, seat 3 declares
     assert state.leader == 3 and state.to_move == 0
     view = state.view(1)
@@ -226,6 +257,8 @@ def test_molodka_before_the_lead_is_the_lead_of_the_four_cards():
 
 
 def test_molodka_after_a_play_returns_the_cards_and_passers_are_asked_again():
+    """docs/rules.md §3.10, §3.11: a declaration after a play returns the played cards; a seat that passed
+    is asked again at the next question point."""
     state = play(start(MOLODKA_HANDS, "Td"), "pass", "pass", "pass", "lead:Ad")
     asked = [state.to_move]
     play(state, "pass")  # seat 2 passes again
@@ -240,6 +273,7 @@ def test_molodka_after_a_play_returns_the_cards_and_passers_are_asked_again():
 
 
 def test_a_holder_may_pass_and_play_its_four_cards_by_the_usual_rules():
+    """docs/rules.md §3.10, §3.11: a holder may pass and lead its four cards by the usual rules."""
     hands = [MOLODKA_HANDS[1], MOLODKA_HANDS[0], MOLODKA_HANDS[2], MOLODKA_HANDS[3]]
     state = start(hands, "Td")  # seat 1 leads and holds the clubs molodka: it is asked first
     assert state.to_move == 1 and state.phase == K.PHASE_QUESTION
@@ -251,6 +285,7 @@ def test_a_holder_may_pass_and_play_its_four_cards_by_the_usual_rules():
 
 
 def test_trump_molodka_takes_the_trick():
+    """docs/rules.md §3.10, §3.7: four trumps cannot be beaten."""
     hands = [
         ["6d", "7d", "8d", "9d"], ["Ac", "Tc", "Kc", "Qh"], ["As", "Ah", "Ts", "Th"], ["Ks", "Kh", "Jc", "Qs"]
     ]
@@ -264,6 +299,7 @@ def test_trump_molodka_takes_the_trick():
 
 
 def test_declaring_ends_the_questions_of_the_trick():
+    """docs/rules.md §3.10, §3.11: one molodka per trick: after a declaration nobody is asked again."""
     state = play(start(MOLODKA_HANDS, "Td"), "molodka")  # seat 2 declares before the lead
     assert state.phase == K.PHASE_PLAY and state.to_move == 3
     play(state, "discard:Ah,Kh,Qh,Jh")
@@ -278,6 +314,7 @@ def test_declaring_ends_the_questions_of_the_trick():
     [(59, 3, 2), (31, 1, 2), (30, 1, 4), (0, 2, 4), (0, 0, 6)],
 )
 def test_penalty_bands(points, tricks, penalty):
+    """docs/rules.md §3.15: the losing team's penalty points: 2, 4 or 6."""
     assert K.deal_penalty(points, tricks) == penalty
     assert pure.deal_penalty(points, tricks) == penalty
 
@@ -292,6 +329,8 @@ def _random_deal_state(seed):
 
 
 def test_deal_score_counts_the_piles_and_charges_the_loser():
+    """docs/rules.md §3.2, §3.15, §0.2: the piles hold all 120 card points, partners share them, and the
+    losing team takes its penalty."""
     for seed in range(40):
         state = _random_deal_state(seed)
         log = state.deals[-1]
@@ -320,6 +359,7 @@ def _own_penalty(log):
 
 
 def test_eggs_at_sixty_each_score_nothing_and_carry_nothing():
+    """docs/rules.md §3.15: at 60 each (eggs) nobody takes penalty points and nothing carries over."""
     seed = next(s for s in range(3000) if _random_deal_state(s).deals[-1].points == [60, 60, 60, 60])
     state = _random_deal_state(seed)
     assert state.totals == [0, 0, 0, 0] and state.deal_pending and not state.is_terminal
@@ -330,6 +370,8 @@ def test_eggs_at_sixty_each_score_nothing_and_carry_nothing():
 
 
 def test_next_deal_is_led_by_the_last_trick_winner_and_dealt_by_the_next_seat():
+    """docs/rules.md §3.13, §3.14: the next deal is dealt by the seat left of the dealer and led by the
+    last trick's winner."""
     for seed in range(6):
         state = _random_deal_state(seed)
         last = state.deals[-1].trick_winners[-1]
@@ -341,6 +383,7 @@ def test_next_deal_is_led_by_the_last_trick_winner_and_dealt_by_the_next_seat():
 
 
 def test_the_match_ends_when_a_team_reaches_twelve():
+    """docs/rules.md §3.16: the match ends when a team has 12 penalty points, and that team loses."""
     for seed in range(4):
         state = GAME.new_match()
         rng, deal_rng = random.Random(seed), make_rng(seed)
@@ -358,6 +401,7 @@ def test_the_match_ends_when_a_team_reaches_twelve():
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("kozel-*.json")), ids=lambda p: p.name)
 def test_example_records_replay_exactly(path):
+    """docs/records.md: the Kozel example matches replay to their expected output."""
     example = json.loads(path.read_text())
     assert replay(example["record"]) == example["expected"]
 
@@ -370,6 +414,8 @@ def _record(actions, **deal):
 
 
 def test_record_round_trip_with_molodka_and_any_card_order():
+    """docs/records.md, docs/rules.md §3.17: a record with a molodka replays; set cards in any order,
+    written back canonically."""
     record = {"game": "kozel", "deals": [{"dealer": 0, **deal_json(MOLODKA_HANDS, "Td"),
                                           "actions": ["pass", "pass", "pass", "lead:Ad", "pass", "molodka",
                                                       "discard:6c,7c,8c,9c", "discard:6h,Kd,7h,Ad"]}]}
@@ -390,11 +436,35 @@ def test_record_round_trip_with_molodka_and_any_card_order():
     ],
 )
 def test_bad_deals_in_records_are_errors(change, message):
+    """docs/records.md, docs/rules.md §3.3: a Kozel deal needs four hands of four, a 20-card stock and a
+    trump card from the stock."""
     with pytest.raises(InvalidRecordError, match=message):
         load_record(_record([], **change))
 
 
+def test_the_dealer_shows_a_card_from_the_middle_of_the_stock():
+    """docs/rules.md §3.5: the toolkit's deals show the trump card from any stock position but the top
+    and the bottom, uniformly."""
+    places = Counter(int(GAME.new_match(seed=s).deals[0].vector[K.DEAL_TRUMP_POSITION]) for s in range(1800))
+    assert sorted(places) == list(range(1, K.STOCK_SIZE - 1))  # 0 is the top, 19 the bottom
+    assert all(55 <= n <= 145 for n in places.values()), places  # 100 expected each
+
+
+def test_a_record_may_show_the_trump_card_from_any_place_in_its_stock():
+    """docs/rules.md §3.5, §3.4: a record's trump_card may lie anywhere in its stock, top and bottom
+    included (docs/records.md); its suit is trump."""
+    stock = deal_json(HANDS, "7s")["stock"]
+    for trump in (stock[0], stock[9], stock[-1]):
+        record = {"game": "kozel", "deals": [{"dealer": 0, **deal_json(HANDS, trump), "actions": []}]}
+        state = load_record(record)
+        assert state.view(1)["trump_card"] == trump
+        assert record_of(state)["deals"][0]["trump_card"] == trump
+        assert int(state.array[K.TRUMP_SUIT]) == "cdhs".index(trump[1])
+
+
 def test_an_illegal_record_action_names_the_deal_the_index_and_the_reason():
+    """docs/records.md, docs/rules.md §3.17: record errors name the deal, the index and the reason; a
+    record names a discard's cards."""
     why = r"deal 1, action 1 \('beat:Th,6c'\).*seat 2.*do not each beat"
     with pytest.raises(InvalidRecordError, match=why):
         load_record(_record(["lead:9h,7h", "beat:Th,6c"]))
@@ -408,6 +478,8 @@ def test_an_illegal_record_action_names_the_deal_the_index_and_the_reason():
 
 
 def test_parsing_ignores_card_order_and_printing_is_canonical():
+    """docs/rules.md §3.17: the cards of a set in any order; printed highest first; another seat sees
+    discard:N."""
     state = play(start(HANDS, "7s"), "lead:7h,9h")
     assert state.deals[-1].texts[-1] == "lead:9h,7h"
     a = GAME.parse_action(state, "beat:Th,As")
@@ -446,6 +518,24 @@ def test_view_with_a_pending_question_rebuilds_a_molodka_for_the_asked_seat():
         play(rebuilt, "molodka")  # and it can be declared
 
 
+def test_the_trump_cards_place_in_the_stock_is_hidden():
+    """docs/rules.md §3.6: every seat knows the shown card is in the stock, but not where: the views of two
+    deals that differ only in its place are equal, and determinizing puts it in many places."""
+    stock = deal_json(HANDS, "7s")["stock"]
+    on_top = start(HANDS, "7s", stock_top=["7s"])
+    in_middle = start(HANDS, "7s", stock_top=[c for c in stock if c != "7s"][:9] + ["7s"])
+    for seat in range(4):
+        assert on_top.view(seat) == in_middle.view(seat)
+    places = set()
+    for k in range(40):
+        world = on_top.clone()
+        contract.determinize(world.array, 1, make_rng(k))
+        cards = [int(c) for c in world.array[K.STOCK : K.STOCK + K.STOCK_SIZE]]
+        assert int(world.array[K.TRUMP_CARD]) in cards
+        places.add(cards.index(int(world.array[K.TRUMP_CARD])))
+    assert len(places) > 5
+
+
 def _view_after_a_trick():
     state = play(start(HANDS, "7s"), "lead:9h,7h", "beat:Jh,Th", "discard:9d,7c", "discard:8h,6s")
     play(state, "lead:6c")
@@ -477,6 +567,7 @@ def test_malformed_or_impossible_views_are_rejected(edit, message):
 
 
 def test_views_never_show_unseen_cards():
+    """docs/rules.md §3.8, docs/design.md §4: a view shows no face-down discard and no other seat's hand."""
     state = play(start(HANDS, "7s"), "lead:9h,7h", "beat:Jh,Th", "discard:9d,7c", "discard:8h,6s")
     view = json.dumps(state.view(1))
     for card in ("9d", "7c", "8h", "6s", "Ac", "Td", "As", "6c") + tuple(hand(state, 3)):

@@ -175,12 +175,15 @@ def random_matches(n_matches, seed_rng, heuristic_share):
 @settings(max_examples=12, deadline=None)
 @given(st.integers(0, 2**62), st.sampled_from([0, 30, 100]))
 def test_invariants_over_many_random_matches(seed, heuristic_share):
+    """docs/rules.md §3.8, §3.11, §3.12, §3.15, §3.16: invariants of cards, piles, hands, questions and
+    scoring over thousands of random matches."""
     error, matches, deals, questions, molodkas = random_matches(200, make_rng(seed), heuristic_share)
     assert error == 0
     assert matches == 200 and deals >= 200 and questions > 0 and molodkas > 0
 
 
 def test_same_seed_same_match():
+    """docs/rules.md §0.6: the same seed plays the same match."""
     results = [random_matches(20, make_rng(99), 50) for _ in range(2)]
     assert results[0] == results[1]
     agents = [make("heuristic" if s % 2 else "random", GAME, seed=s) for s in range(4)]
@@ -234,6 +237,8 @@ def _visited_states(n_matches, seed, every=3):
 
 
 def test_legal_sets_match_the_pure_python_rules_and_random_action_covers_them():
+    """docs/rules.md §3.7, §3.8, §3.11: the legal leads, beats, discards and answers agree with the
+    plain-Python rules."""
     rng = make_rng(1)
     checked = 0
     for state in _visited_states(6, seed=11):
@@ -298,6 +303,7 @@ def _seen_by(state, seat):
 
 
 def test_no_leak_view_and_decisions_ignore_hidden_cards():
+    """docs/design.md §4: views and decisions ignore the cards hidden from the seat."""
     rng = random.Random(5)
     checked = 0
     for state in _visited_states(5, seed=21, every=4):
@@ -315,6 +321,8 @@ def test_no_leak_view_and_decisions_ignore_hidden_cards():
 
 
 def test_determinize_keeps_every_card_the_seat_saw_and_what_it_knows():
+    """docs/rules.md §3.6, docs/design.md §4: determinize keeps what the seat saw and knows: the shown
+    trump card stays in the stock until the first trick."""
     checked = 0
     for i, state in enumerate(_visited_states(5, seed=31, every=4)):
         for seat in range(4):
@@ -339,6 +347,7 @@ def test_determinize_keeps_every_card_the_seat_saw_and_what_it_knows():
 
 
 def test_determinize_redeals_the_hidden_cards():
+    """docs/design.md §4: determinize redeals the hidden hands and the stock."""
     state = next(s for s in _visited_states(1, seed=41, every=1)
                  if s.tricks_done >= 2 and int(s.array[K.STOCK_NEXT]) <= 12)
     worlds = set()
@@ -429,6 +438,7 @@ def test_returns_are_shares_of_the_card_points_and_partners_are_equal():
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 2**32))
 def test_records_round_trip_through_json(seed):
+    """docs/records.md: records of random matches replay exactly."""
     state = GAME.new_match()
     rng = random.Random(seed)
     while not state.is_terminal:
@@ -444,6 +454,7 @@ def test_records_round_trip_through_json(seed):
 
 
 def test_molodkas_appear_in_records():
+    """docs/records.md, docs/rules.md §3.17: molodka and pass appear in records."""
     state = GAME.new_match()
     rng = random.Random(3)
     while not state.is_terminal:
@@ -457,6 +468,8 @@ def test_molodkas_appear_in_records():
 
 
 def test_pure_python_playouts_obey_the_rules():
+    """docs/rules.md §3.2, §3.15: the plain-Python reference counts 120 card points and charges the
+    penalty bands."""
     rng = random.Random(17)
     for _ in range(150):
         result = pure.random_playout(rng)

@@ -23,6 +23,8 @@ def test_partner_specs_split_only_between_agents():
 
 
 def test_a_partnership_puts_each_agent_in_its_own_seat_of_the_team():
+    """docs/rules.md §0.2: partners sit opposite: an entry A+B plays A in its team's first seat (0 or 1)
+    and B opposite it (2 or 3)."""
     entry = "heuristic+random"
     assert [seat_spec(entry, seat, 4) for seat in range(4)] == [
         "heuristic", "heuristic", "random", "random"]
@@ -30,6 +32,7 @@ def test_a_partnership_puts_each_agent_in_its_own_seat_of_the_team():
 
 
 def test_mixed_partnership_plays_a_team_game():
+    """docs/rules.md §0.2: partners in seats 0 and 2 share their team's reward."""
     setup = GameSetup("aluette", (), ("heuristic+random", "random"), "deal", 5)
     validate_setup(setup)
     line = play_game(setup, GameSlot(index=0, group=0, rotation=0, seats=(0, 1, 0, 1)))

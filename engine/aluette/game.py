@@ -1,4 +1,4 @@
-"""Aluette for people and tools: notation, records, views (RULES.md §4, §5)."""
+"""Aluette for people and tools: notation, records, views (docs/rules.md §4, docs/records.md)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cards import ALUETTE_DECK
-from ..errors import InvalidRecordError, InvalidViewError
+from ..errors import InvalidRecordError, InvalidViewError, brief
 from ..game import DealLog, Game, State
 from ..state import PHASE_DEAL_PENDING, PHASE_MATCH_OVER, PHASE_PLAY
 from ..views import (
@@ -95,6 +95,7 @@ class Aluette(Game):
     view_optional_keys = OPTIONAL_KEYS
     view_max_tricks = K.TRICKS_PER_DEAL
     view_max_total = K.DEALS_PER_MATCH * K.MAX_DEAL_POINTS
+    deal_fields = ("hands", "undealt")
 
     # ------------------------------------------------------------ notation
     def action_text(self, state: State, action: int, seat: int | None = None) -> str:
@@ -109,7 +110,7 @@ class Aluette(Game):
     def deal_from_json(self, deal: dict) -> np.ndarray:
         hands = deal.get("hands")
         if not isinstance(hands, list) or len(hands) != K.N_SEATS:
-            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {hands!r}")
+            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {brief(hands)}")
         cards: list[int] = []
         for seat, hand in enumerate(hands):
             parsed = self.deck.parse_many(hand, what=f"hand of seat {seat}")
@@ -130,7 +131,7 @@ class Aluette(Game):
                     raise InvalidRecordError(f"'undealt' lists dealt cards: {', '.join(dealt)}")
                 raise InvalidRecordError(
                     f"'undealt' must be the {K.N_UNDEALT} cards not in a hand, "
-                    f"not {len(undealt)} cards {deal['undealt']!r}"
+                    f"not {len(undealt)} cards {brief(deal['undealt'])}"
                 )
             rest = undealt
         return np.array(cards + rest, dtype=np.int64)
@@ -270,7 +271,7 @@ def _want_indices(view: dict, key: str) -> list[int | None]:
         )
     ):
         raise InvalidViewError(
-            f"view field {key!r} must be {K.N_SEATS} trick indices 0..8 or null, not {value!r}"
+            f"view field {key!r} must be {K.N_SEATS} trick indices 0..8 or null, not {brief(value)}"
         )
     return value
 
@@ -348,10 +349,12 @@ def _history_log(view, dealer, trick, played) -> DealLog | None:
     current: list[int] = []
     for i, item in enumerate(history):
         if not isinstance(item, dict) or set(item) != {"seat", "action"}:
-            raise InvalidViewError(f"history entry {i} must be {{'seat', 'action'}}, not {item!r}")
+            raise InvalidViewError(f"history entry {i} must be {{'seat', 'action'}}, not {brief(item)}")
         seat = (leader + len(current)) % K.N_SEATS
         if item["seat"] != seat:
-            raise InvalidViewError(f"history entry {i}: seat {item['seat']!r} played, but seat {seat} was to")
+            raise InvalidViewError(
+                f"history entry {i}: seat {brief(item['seat'])} played, but seat {seat} was to"
+            )
         try:
             card = deck.parse(item["action"])
         except ValueError as err:

@@ -1,4 +1,4 @@
-"""Aluette (la Vache), the five-deal partnership match: numba kernels (RULES.md §4).
+"""Aluette (la Vache), the five-deal partnership match: numba kernels (docs/rules.md §4).
 
 Cards use :data:`slagwerk.engine.cards.ALUETTE_DECK` (the Spanish deck):
 ``index = suit * 12 + rank`` with suits ``c o e b`` (cups, coins, swords,
@@ -76,7 +76,7 @@ def _card(rank: int, suit: int) -> int:
 
 
 def _strength_table() -> np.ndarray:
-    """Strength of every card index (RULES.md §4): 18 strongest .. 0 weakest."""
+    """Strength of every card index (docs/rules.md §4.3): 18 strongest .. 0 weakest."""
     classes = [
         [_card(RANK_3, SUIT_COINS)],  # Monsieur
         [_card(RANK_3, SUIT_CUPS)],  # Madame

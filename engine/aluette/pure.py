@@ -1,5 +1,5 @@
 """Aluette in plain, idiomatic Python: the reference ``slagwerk bench`` measures
-the numba kernels against. It implements the same rules (RULES.md §4) with
+the numba kernels against. It implements the same rules (docs/rules.md §4) with
 its own simple encoding: a card is its text, like ``"3o"``, and its strength
 comes from a dictionary built from the rule book's table."""
 

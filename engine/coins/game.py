@@ -1,4 +1,4 @@
-"""Coins for people and tools: notation, records, views (RULES.md §1, §5)."""
+"""Coins for people and tools: notation, records, views (docs/rules.md §1, docs/records.md)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cards import COINS_DECK
-from ..errors import InvalidRecordError, InvalidViewError
+from ..errors import InvalidRecordError, InvalidViewError, brief
 from ..game import Game, State
 from ..state import PHASE_DEAL_PENDING, PHASE_MATCH_OVER, PHASE_PLAY
 from ..views import (
@@ -53,6 +53,7 @@ class Coins(Game):
     option_specs = INFO.options
     view_keys = VIEW_KEYS
     view_max_tricks = K.TRICKS_PER_DEAL
+    deal_fields = ("hands",)
 
     # ------------------------------------------------------------ notation
     def action_text(self, state: State, action: int, seat: int | None = None) -> str:
@@ -69,7 +70,7 @@ class Coins(Game):
     def deal_from_json(self, deal: dict) -> np.ndarray:
         hands = deal.get("hands")
         if not isinstance(hands, list) or len(hands) != K.N_SEATS:
-            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {hands!r}")
+            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {brief(hands)}")
         cards = []
         for seat, hand in enumerate(hands):
             parsed = self.deck.parse_many(hand, what=f"hand of seat {seat}")

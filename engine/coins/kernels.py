@@ -1,4 +1,4 @@
-"""Coins (Mark Steere, 2022): numba kernels over the flat state (RULES.md §1).
+"""Coins (Mark Steere, 2022): numba kernels over the flat state (docs/rules.md §1).
 
 Cards use :data:`slagwerk.engine.cards.COINS_DECK`: ``index = suit * 12 +
 rank``, suits ``c o e b`` (cups, coins, swords, clubs) numbered so that suit

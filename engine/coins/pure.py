@@ -1,5 +1,5 @@
 """Coins in plain, idiomatic Python: the reference ``slagwerk bench`` measures
-the numba kernels against. It implements the same rules (RULES.md §1) with
+the numba kernels against. It implements the same rules (docs/rules.md §1) with
 its own simple encoding: a card is a ``(suit, rank)`` tuple."""
 
 from __future__ import annotations

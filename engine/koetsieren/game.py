@@ -1,4 +1,4 @@
-"""Koetsieren for people and tools: notation, records, views (RULES.md §2, §5).
+"""Koetsieren for people and tools: notation, records, views (docs/rules.md §2, docs/records.md).
 
 Inverted visibility: a seat sees everyone's table cards, the *other* seats'
 forehead cards and its own hidden card. Its view writes ``??`` for its own
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cards import KOETSIEREN_DECK, UNKNOWN_CARD
-from ..errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError
+from ..errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError, brief
 from ..game import Game, State
 from ..state import (
     LAST_TRICK_WINNER,
@@ -85,6 +85,7 @@ class Koetsieren(Game):
     option_specs = INFO.options
     view_keys = VIEW_KEYS
     view_max_tricks = K.TRICKS_PER_DEAL
+    deal_fields = ("hands", "undealt")
 
     @property
     def n_players(self) -> int:
@@ -111,7 +112,7 @@ class Koetsieren(Game):
         """The legal action written ``text``: ``trump:s``, ``bid:n``, a card, or a
         slot name (``T1 T2 F1 F2 H``) of the mover."""
         if not isinstance(text, str):
-            raise IllegalActionError(f"an action is written as text, not {text!r}")
+            raise IllegalActionError(f"an action is written as text, not {brief(text)}")
         legal = state.legal_actions()
         if state.phase == PHASE_PLAY and text in K.SLOT_NAMES:
             slot = K.SLOT_NAMES.index(text)
@@ -126,31 +127,32 @@ class Koetsieren(Game):
         phase = state.phase
         seat = state.to_move
         if phase == K.PHASE_BID and text.startswith("bid:"):
-            barred = int(K.barred_bid(state.array))
-            if text == f"bid:{barred}":
+            barred = int(K.barred_bid(state.array))  # -1: no bid is barred for this seat
+            if barred >= 0 and text == f"bid:{barred}":
                 others = int(state.array[K.BID_SUM])
                 return (
-                    f"{text!r} is barred by the hook: the trump maker (seat {seat}) bids last and "
+                    f"{brief(text)} is barred by the hook: the trump maker (seat {seat}) bids last and "
                     f"may not bring the sum of the bids to {K.HOOK_SUM} (the others bid {others})"
                 )
-            return f"{text!r} is not a bid: bids are bid:0 .. bid:{K.MAX_BID}"
+            return f"{brief(text)} is not a bid: bids are bid:0 .. bid:{K.MAX_BID}"
         if phase == K.PHASE_TRUMP:
             return (
-                f"{text!r} is not legal: seat {seat} (the trump maker) names trump first "
+                f"{brief(text)} is not legal: seat {seat} (the trump maker) names trump first "
                 f"(trump:c, trump:d, trump:h or trump:s)"
             )
         if phase == K.PHASE_BID:
-            return f"{text!r} is not legal: seat {seat} must bid (bid:0 .. bid:{K.MAX_BID})"
+            return f"{brief(text)} is not legal: seat {seat} must bid (bid:0 .. bid:{K.MAX_BID})"
         if phase == PHASE_PLAY:
             slots = " ".join(
                 f"{name}={self.action_text(state, slot, seat) if slot in legal else '(played)'}"
                 for slot, name in enumerate(K.SLOT_NAMES)
             )
             if text in K.SLOT_NAMES:
-                return f"{text!r}: seat {seat} has already played the card of slot {text} ({slots})"
+                return f"{brief(text)}: seat {seat} has already played the card of slot {text} ({slots})"
             if text.startswith(("bid:", "trump:")):
-                return f"{text!r} is not legal: the bidding is over and seat {seat} plays a card ({slots})"
-            return f"{text!r} is not a card in a slot of seat {seat} ({slots})"
+                return (f"{brief(text)} is not legal: the bidding is over and seat {seat} "
+                        f"plays a card ({slots})")
+            return f"{brief(text)} is not a card in a slot of seat {seat} ({slots})"
         return super().explain_illegal(state, text, legal)
 
     # ---------------------------------------------------------------- deals
@@ -171,7 +173,7 @@ class Koetsieren(Game):
         n = self.n_players
         hands = deal.get("hands")
         if not isinstance(hands, list) or len(hands) != n:
-            raise InvalidRecordError(f"'hands' must list {n} hands (one per seat), not {hands!r}")
+            raise InvalidRecordError(f"'hands' must list {n} hands (one per seat), not {brief(hands)}")
         cards: list[int] = []
         for seat, hand in enumerate(hands):
             cards.extend(_parse_hand(self.deck, hand, seat))
@@ -233,13 +235,15 @@ class Koetsieren(Game):
         maker = want_int(view, "trump_maker", 0, n - 1)
         trump = view["trump"]
         if trump is not None and (not isinstance(trump, str) or trump not in SUIT_LETTERS):
-            raise InvalidViewError(f"view field 'trump' must be one of c d h s or null, not {trump!r}")
+            raise InvalidViewError(f"view field 'trump' must be one of c d h s or null, not {brief(trump)}")
         bids = view["bids"]
         if not isinstance(bids, list) or len(bids) != n or any(
             b is not None and (isinstance(b, bool) or not isinstance(b, int) or not 0 <= b <= K.MAX_BID)
             for b in bids
         ):
-            raise InvalidViewError(f"view field 'bids' must be {n} bids 0..{K.MAX_BID} or null, not {bids!r}")
+            raise InvalidViewError(
+                f"view field 'bids' must be {n} bids 0..{K.MAX_BID} or null, not {brief(bids)}"
+            )
         tricks_won = want_int_list(view, "tricks_won", n, 0, K.TRICKS_PER_DEAL)
         if sum(tricks_won) != tricks_done:
             raise InvalidViewError(f"tricks_won {tricks_won!r} do not add up to tricks_done {tricks_done}")
@@ -371,7 +375,7 @@ def _parse_hand(deck, hand, seat: int) -> list[int]:
     if not isinstance(hand, dict) or set(hand) != set(HAND_KEYS):
         raise InvalidRecordError(
             f"{where} must be an object with exactly 'table' (2 cards), 'forehead' (2 cards) "
-            f"and 'hidden' (1 card), not {hand!r}"
+            f"and 'hidden' (1 card), not {brief(hand)}"
         )
     try:
         table = deck.parse_many(hand["table"], what=f"{where}: 'table'")
@@ -380,7 +384,7 @@ def _parse_hand(deck, hand, seat: int) -> list[int]:
     except CardError as err:
         raise InvalidRecordError(f"{where}: {err}") from None
     if len(table) != 2 or len(forehead) != 2:
-        raise InvalidRecordError(f"{where}: 'table' and 'forehead' hold 2 cards each, not {hand!r}")
+        raise InvalidRecordError(f"{where}: 'table' and 'forehead' hold 2 cards each, not {brief(hand)}")
     return table + forehead + [hidden]
 
 
@@ -390,18 +394,18 @@ def _read_view_hands(deck, hands, n: int, seat: int) -> dict:
     A card must be shown exactly where the viewing seat can see it.
     """
     if not isinstance(hands, list) or len(hands) != n:
-        raise InvalidViewError(f"view field 'hands' must list {n} hands, not {hands!r}")
+        raise InvalidViewError(f"view field 'hands' must list {n} hands, not {brief(hands)}")
     slots = {}
     for owner, hand in enumerate(hands):
         if not isinstance(hand, dict) or set(hand) != set(HAND_KEYS):
             raise InvalidViewError(
-                f"hands[{owner}] must be an object with 'table', 'forehead' and 'hidden', not {hand!r}"
+                f"hands[{owner}] must be an object with 'table', 'forehead' and 'hidden', not {brief(hand)}"
             )
         for slot, (key, index) in enumerate(SLOT_PLACES):
             value = hand[key]
             if index is not None:
                 if not isinstance(value, list) or len(value) != 2:
-                    raise InvalidViewError(f"hands[{owner}].{key} must list 2 slots, not {value!r}")
+                    raise InvalidViewError(f"hands[{owner}].{key} must list 2 slots, not {brief(value)}")
                 value = value[index]
             name = K.SLOT_NAMES[slot]
             where = f"hands[{owner}] slot {name}"
@@ -413,7 +417,9 @@ def _read_view_hands(deck, hands, n: int, seat: int) -> dict:
                 slots[owner, name] = -1
             else:
                 if not can_see(seat, owner, slot):
-                    raise InvalidViewError(f"{where} shows {value!r}, but seat {seat} cannot see that card")
+                    raise InvalidViewError(
+                        f"{where} shows {brief(value)}, but seat {seat} cannot see that card"
+                    )
                 try:
                     slots[owner, name] = deck.parse(value)
                 except CardError as err:

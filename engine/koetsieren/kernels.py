@@ -1,4 +1,4 @@
-"""Koetsieren: numba kernels over the flat state (RULES.md §2).
+"""Koetsieren: numba kernels over the flat state (docs/rules.md §2).
 
 Cards use :data:`slagwerk.engine.cards.KOETSIEREN_DECK`: ``index = suit * 8 +
 rank``, suits ``c d h s``, ranks ``7 8 9 T J Q K A`` as ``0 .. 7``, so a
@@ -14,7 +14,7 @@ the owner). Actions are int64:
 - ``TRUMP_BASE + suit``: the trump maker names trump.
 - ``BID_BASE + tricks``: a bid of ``0 .. 5`` tricks.
 
-Deal points and totals are penalty points ``|bid - tricks|`` (RULES.md §5).
+Deal points and totals are penalty points ``|bid - tricks|`` (docs/rules.md §2.9).
 Every kernel follows the engine contract of :mod:`slagwerk.engine.contract`.
 """
 
@@ -497,7 +497,7 @@ NONTRUMP_BID_WEIGHTS = np.array([0.0, 0.0, 0.62, 0.55, 0.5, 0.35, 0.25])
 bid. It wins only in a trick of its own suit (usually one it leads), and
 the more players, the likelier someone trumps it. Fitted by least squares
 to the tricks the heuristic took against random players and against
-itself (RULES.md gives no such numbers)."""
+itself (docs/rules.md gives no such numbers)."""
 SPEND_WEIGHT = 0.1
 """Short of the bid: the cost of spending a card by its strength (so the
 cheapest adequate winner is played, strong cards are kept)."""

@@ -1,5 +1,5 @@
 """Koetsieren in plain, idiomatic Python: the reference ``slagwerk bench``
-measures the numba kernels against. It implements the same rules (RULES.md
+measures the numba kernels against. It implements the same rules (docs/rules.md
 §2) for one deal with its own simple encoding: a card is a ``(rank, suit)``
 tuple, a hand a list of five slots (``None`` once played)."""
 

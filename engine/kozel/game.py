@@ -1,4 +1,4 @@
-"""Kozel for people and tools: notation, records, views (RULES.md §3, §5).
+"""Kozel for people and tools: notation, records, views (docs/rules.md §3, docs/records.md).
 
 Notation: ``lead:9h,7h``, ``beat:Ts,8h``, ``discard:7d,6c``, ``molodka``,
 ``pass``. Card order inside a set does not matter when parsing (the pairing
@@ -104,6 +104,7 @@ class Kozel(Game):
     option_specs = INFO.options
     view_keys = VIEW_KEYS
     view_max_tricks = K.MAX_TRICKS
+    deal_fields = ("hands", "stock", "trump_card")
 
     # ------------------------------------------------------------ notation
     def names_of(self, mask) -> list[str]:
@@ -129,7 +130,7 @@ class Kozel(Game):
         """The action written ``text`` (legal or not); :class:`IllegalActionError`
         when it is not Kozel notation at all."""
         if not isinstance(text, str):
-            raise IllegalActionError(f"an action is written as text, not {text!r}")
+            raise IllegalActionError(f"an action is written as text, not {brief(text)}")
         word = text.strip()
         if word == "molodka":
             return K.MOLODKA
@@ -138,15 +139,15 @@ class Kozel(Game):
         kind, colon, rest = word.partition(":")
         if not colon or kind not in SET_KINDS:
             raise IllegalActionError(
-                f"{text!r} is not a Kozel action (lead:CARDS, beat:CARDS, discard:CARDS, molodka, pass)"
+                f"{brief(text)} is not a Kozel action (lead:CARDS, beat:CARDS, discard:CARDS, molodka, pass)"
             )
         items = [item.strip() for item in rest.split(",")]
         if len(items) == 1 and items[0].isdigit():
             raise IllegalActionError(
-                f"{text!r}: a discard names its cards (only other seats see it as discard:N)"
+                f"{brief(text)}: a discard names its cards (only other seats see it as discard:N)"
             )
         try:
-            cards = self.deck.parse_many(items, what=f"the cards of {text!r}")
+            cards = self.deck.parse_many(items, what=f"the cards of {brief(text)}")
         except CardError as err:
             raise IllegalActionError(str(err)) from None
         return (TEXT_KIND[kind] << K.KIND_SHIFT) | _mask(cards)
@@ -165,7 +166,7 @@ class Kozel(Game):
         if state.is_terminal or state.deal_pending:
             return super().explain_illegal(state, text, legal)
         seat = state.to_move
-        head = f"{text!r} is not legal for seat {seat}"
+        head = f"{brief(text)} is not legal for seat {seat}"
         try:
             action = self.action_of_text(text)
         except IllegalActionError:
@@ -214,10 +215,10 @@ class Kozel(Game):
 
     def deal_from_json(self, deal: dict) -> np.ndarray:
         if not isinstance(deal, dict):
-            raise InvalidRecordError(f"a deal is a JSON object, not {deal!r}")
+            raise InvalidRecordError(f"a deal is a JSON object, not {brief(deal)}")
         hands = deal.get("hands")
         if not isinstance(hands, list) or len(hands) != K.N_SEATS:
-            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {hands!r}")
+            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {brief(hands)}")
         cards = []
         for seat, hand in enumerate(hands):
             parsed = self.deck.parse_many(hand, what=f"hand of seat {seat}")
@@ -238,7 +239,7 @@ class Kozel(Game):
         trump = self.deck.parse(deal["trump_card"])
         if trump not in stock:
             raise InvalidRecordError(
-                f"'trump_card' {deal['trump_card']!r} is not in the stock: the dealer shows a stock card"
+                f"'trump_card' {brief(deal['trump_card'])} is not in the stock: the dealer shows a stock card"
             )
         return np.array(cards + [stock.index(trump)], dtype=np.int64)
 
@@ -405,7 +406,7 @@ class _ViewReader:
     def card_list(self, value, where: str, unknown_ok: bool) -> tuple[list[int], int]:
         """Known card indices and the number of ``??`` in a list of card texts."""
         if not isinstance(value, list):
-            self.fail(f"{where} must be a list of cards, not {value!r}")
+            self.fail(f"{where} must be a list of cards, not {brief(value)}")
         known = [t for t in value if t != UNKNOWN_CARD]
         unknown = len(value) - len(known)
         if unknown and not unknown_ok:
@@ -418,7 +419,7 @@ class _ViewReader:
 
     def seat_value(self, value, where: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < K.N_SEATS:
-            self.fail(f"{where} must be a seat 0..{K.N_SEATS - 1}, not {value!r}")
+            self.fail(f"{where} must be a seat 0..{K.N_SEATS - 1}, not {brief(value)}")
         return value
 
     def record(self, cards, where: str):
@@ -436,7 +437,7 @@ class _ViewReader:
         where = f"trick {t + 1}"
         plays = trick["plays"]
         if not isinstance(plays, list):
-            self.fail(f"{where}: 'plays' must be a list, not {plays!r}")
+            self.fail(f"{where}: 'plays' must be a list, not {brief(plays)}")
         if complete and len(plays) != K.N_SEATS:
             self.fail(f"{where} is complete but has {len(plays)} plays, not {K.N_SEATS}")
         if not complete and len(plays) >= K.N_SEATS:
@@ -447,21 +448,21 @@ class _ViewReader:
         for i, play in enumerate(plays):
             pw = f"{where}, play {i + 1}"
             if not isinstance(play, dict) or set(play) != set(PLAY_KEYS):
-                self.fail(f"{pw} must be an object with the fields {', '.join(PLAY_KEYS)}, not {play!r}")
+                self.fail(f"{pw} must be an object with the fields {', '.join(PLAY_KEYS)}, not {brief(play)}")
             seat = self.seat_value(play["seat"], f"{pw} 'seat'")
             if seat != (leader + i) % K.N_SEATS:
                 self.fail(f"{pw} is by seat {seat}, but seat {(leader + i) % K.N_SEATS} plays then")
             kind = play["kind"]
             allowed = ("lead", "molodka") if i == 0 else ("beat", "discard")
             if kind not in allowed:
-                self.fail(f"{pw}: kind {kind!r} must be one of {', '.join(allowed)}")
+                self.fail(f"{pw}: kind {brief(kind)} must be one of {', '.join(allowed)}")
             hidden_ok = kind == "discard" and seat != self.seat
             cards, unknown = self.card_list(play["cards"], f"{pw} 'cards'", hidden_ok)
             count = len(cards) + unknown
             if i == 0:
                 size = count
                 if not 1 <= size <= K.HAND_SIZE or len({K.suit_of(c) for c in cards}) != 1:
-                    self.fail(f"{pw}: a lead is 1 to 4 cards of one suit, not {play['cards']!r}")
+                    self.fail(f"{pw}: a lead is 1 to 4 cards of one suit, not {brief(play['cards'])}")
                 if kind == "molodka" and size != K.HAND_SIZE:
                     self.fail(f"{pw}: a molodka is four cards, not {size}")
             elif count != size:
@@ -493,7 +494,7 @@ class _ViewReader:
         tricks_done = view["tricks_done"]
         totals = view["totals"]
         if any(totals[s] != totals[s % 2] or totals[s] % 2 for s in range(K.N_SEATS)):
-            self.fail(f"totals {totals!r} must be each team's (even) penalty points, equal for partners")
+            self.fail(f"totals {brief(totals)} must be each team's (even) penalty points, equal for partners")
         trump_text = view["trump_card"]
         try:
             self.trump = deck.parse(trump_text)
@@ -506,7 +507,7 @@ class _ViewReader:
         self.record(hand, "'hand'")
         known = view["known_cards"]
         if not isinstance(known, list) or len(known) != K.N_SEATS:
-            self.fail(f"view field 'known_cards' must list {K.N_SEATS} card lists, not {known!r}")
+            self.fail(f"view field 'known_cards' must list {K.N_SEATS} card lists, not {brief(known)}")
         known_cards = [self.card_list(known[s], f"'known_cards' of seat {s}", False)[0]
                        for s in range(K.N_SEATS)]
         if sorted(known_cards[seat]) != sorted(c for c in hand if c in self.shown):
@@ -534,7 +535,9 @@ class _ViewReader:
                 self.fail(f"trick {t + 1} is led by seat {leader}, not by seat {previous} who won trick {t}")
             winner = [p[0] for p in plays if p[1] != K.KIND_DISCARD][-1]
             if trick["winner"] != winner:
-                self.fail(f"trick {t + 1}: the last beater, seat {winner}, wins it, not {trick['winner']!r}")
+                self.fail(
+                    f"trick {t + 1}: the last beater, seat {winner}, wins it, not {brief(trick['winner'])}"
+                )
             size = len(plays[0][2])
             hand_size -= size
             draws = min(size, stock // K.N_SEATS)
@@ -573,9 +576,9 @@ class _ViewReader:
         if len(hand) != sizes[seat]:
             self.fail(f"seat {seat} should hold {sizes[seat]} cards at this point, not {len(hand)}")
         if view["hand_sizes"] != sizes:
-            self.fail(f"hand_sizes {view['hand_sizes']!r} should be {sizes!r}")
+            self.fail(f"hand_sizes {brief(view['hand_sizes'])} should be {sizes!r}")
         if view["stock_size"] != stock:
-            self.fail(f"stock_size {view['stock_size']!r} should be {stock} after these tricks")
+            self.fail(f"stock_size {brief(view['stock_size'])} should be {stock} after these tricks")
         if tricks_done == 0 and (self.trump in hand or self.trump in self.shown):
             self.fail(f"the trump card {deck.name(self.trump)} lies in the stock until the first draw")
         for s in range(K.N_SEATS):

@@ -7,11 +7,14 @@ import sys
 
 from ..agents import make
 from ..agents.match import play_match
+from ..agents.registry import resolve_spec_files
+from ..agents.warmup import ensure_compiled
 from ..engine import GAMES
 from ..engine.bits import derive_seed
 from ..engine.errors import SpecError
 from ..engine.records import record_of
 from .options import add_game_options, game_from_args
+from .output import ReservedOutput
 
 
 def add_parser(subparsers) -> None:
@@ -24,7 +27,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--agents", nargs="+", metavar="SPEC",
                         help="one agent spec per seat (default: heuristic everywhere)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
-    parser.add_argument("--record", metavar="FILE", help="save the match record (JSON) here")
+    parser.add_argument("--record", metavar="FILE",
+                        help="save the match record (JSON) here; checked before the first deal")
+    parser.add_argument("--force", action="store_true",
+                        help="let --record replace an existing file")
     parser.add_argument("--quiet", action="store_true", help="print only the result")
     parser.add_argument("--human", type=int, metavar="SEAT",
                         help="play SEAT yourself in this terminal (shows only what that seat sees)")
@@ -33,8 +39,9 @@ def add_parser(subparsers) -> None:
 
 
 def build_agents(game, specs, seed):
-    """Agents for every seat from specs; a spec list of length 1 fills every seat."""
-    specs = specs or ["heuristic"]
+    """Agents for every seat from specs; a spec list of length 1 fills every seat.
+    A spec's ``@FILE`` is read here, once (:func:`resolve_spec_files`)."""
+    specs = [resolve_spec_files(spec) for spec in specs or ["heuristic"]]
     if len(specs) == 1:
         specs = specs * game.n_players
     if len(specs) != game.n_players:
@@ -44,8 +51,19 @@ def build_agents(game, specs, seed):
 
 
 def run(args) -> int:
+    # The record's path is checked (and its temporary file made) before anything is played.
+    record = ReservedOutput(args.record, flag="--record", force=args.force) if args.record else None
+    try:
+        return _play(args, record)
+    finally:
+        if record is not None:
+            record.discard()  # nothing left behind if the match was not saved
+
+
+def _play(args, record: ReservedOutput | None) -> int:
     game = game_from_args(args.game, args)
     agents = build_agents(game, args.agents, args.seed)
+    ensure_compiled([game.name])  # a cold cache compiles before the first deal, and says so
     human = None
     if args.human is not None:
         from ..agents.human import HumanPlayer
@@ -84,9 +102,8 @@ def run(args) -> int:
     else:
         state = play_match(game, agents, seed=args.seed, on_action=show)
     print(("" if args.quiet else "\n") + f"final totals {state.totals}; outcome {state.outcome}", file=out)
-    if args.record:
-        with open(args.record, "w", encoding="utf-8") as fh:
-            json.dump(record_of(state, players=names), fh, indent=1)
+    if record is not None:
+        record.write(json.dumps(record_of(state, players=names), indent=1) + "\n")
         print(f"record saved to {args.record}", file=out)
     return 0
 

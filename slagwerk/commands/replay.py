@@ -1,22 +1,22 @@
-"""``slagwerk replay``: replay records, as a readable summary or RULES.md §5 JSON."""
+"""``slagwerk replay``: replay records, as a readable summary or docs/records.md JSON."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from ..engine.errors import SlagwerkError
-from ..engine.records import load_record, read_record_file, replay_result
+from ..engine.errors import SlagwerkError, one_line
+from ..engine.records import load_record_file, replay_result
 
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "replay", help="replay match records and print their results",
-        description="Replay records (RULES.md §5). With --json, print one JSON document per "
+        description="Replay records (docs/records.md). With --json, print one JSON document per "
         "record, in order; a record that fails prints {\"error\": ...} and the exit status is 1.",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="record files (JSON)")
-    parser.add_argument("--json", action="store_true", help="print the §5 JSON, one line per record")
+    parser.add_argument("--json", action="store_true", help="one JSON line per record (docs/records.md)")
     parser.set_defaults(run=run)
 
 
@@ -24,14 +24,14 @@ def run(args) -> int:
     failed = 0
     for path in args.files:
         try:
-            state = load_record(read_record_file(path))
+            state = load_record_file(path)  # its errors name the file
             result = replay_result(state)
         except SlagwerkError as err:
             failed += 1
             if args.json:
-                print(json.dumps({"error": f"{path}: {err}"}))
+                print(json.dumps({"error": one_line(str(err))}))
             else:
-                print(f"error: {path}: {err}", file=sys.stderr)
+                print(f"error: {one_line(str(err))}", file=sys.stderr)
             continue
         if args.json:
             print(json.dumps(result))

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 from ..agents.protocol import encode
+from ..agents.registry import resolve_spec_files
 from ..engine.errors import OptionError
-from ..engine.records import load_record, read_record_file
+from ..engine.records import load_record_file
 
 
 def add_parser(subparsers) -> None:
@@ -24,13 +25,14 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    state = load_record(read_record_file(args.record))
+    state = load_record_file(args.record)
     n = state.game.n_players
     if not 0 <= args.seat < n:
         raise OptionError(f"--seat {args.seat} is not a seat of this {state.game.name} match (0..{n - 1})")
     document = state.view(args.seat)
     if args.request is not None:
-        document = {"id": 1, "type": "act", "game": state.game.name, "agent": args.request,
-                    "view": document}
+        # A request carries values: AGENT:@FILE is read here, never by the server.
+        agent = resolve_spec_files(args.request)
+        document = {"id": 1, "type": "act", "game": state.game.name, "agent": agent, "view": document}
     print(json.dumps(document, indent=1) if args.pretty else encode(document))
     return 0
