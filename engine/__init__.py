@@ -20,7 +20,6 @@ from .errors import (
     InvalidViewError,
     OptionError,
     SlagwerkError,
-    brief,
 )
 from .registry import GameClasses, GameNames, game_class, game_info
 
