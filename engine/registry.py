@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from importlib import import_module
 
-from .errors import OptionError
+from .errors import OptionError, brief
 from .spec import GameInfo
 
 GAME_PACKAGES = (
@@ -93,7 +93,7 @@ def game_info(name: str) -> GameInfo:
     try:
         return _BY_NAME[name]
     except (KeyError, TypeError):
-        raise OptionError(f"unknown game {name!r} (games: {', '.join(_BY_NAME)})") from None
+        raise OptionError(f"unknown game {brief(name)} (games: {', '.join(_BY_NAME)})") from None
 
 
 def info_by_id(game_id: int) -> GameInfo:
@@ -102,7 +102,7 @@ def info_by_id(game_id: int) -> GameInfo:
     try:
         return _BY_ID[int(game_id)]
     except (KeyError, TypeError, ValueError):
-        raise OptionError(f"unknown game id {game_id!r} (ids: {sorted(_BY_ID)})") from None
+        raise OptionError(f"unknown game id {brief(game_id)} (ids: {sorted(_BY_ID)})") from None
 
 
 def kernels_by_id(game_id: int):
