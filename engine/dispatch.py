@@ -16,14 +16,21 @@ another game's kernels, and costs nothing in the compiled loops.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numba import typeof, types
-from numba.core.errors import TypingError
+from numba.core.errors import NumbaIRAssumptionWarning, TypingError
 from numba.extending import overload
 
 from .bits import rand_below
 from .errors import OptionError
 from .registry import info_by_id, kernels_by_id
+
+# Inlining these overloads (which keeps reference counting out of the playout
+# loops) trips a pedantic self-check in numba's SSA pass ("variable ... is not
+# in scope") that does not affect the compiled code: users need not see it.
+warnings.filterwarnings("ignore", category=NumbaIRAssumptionWarning, module="numba.core.ssa")
 
 
 def _module(g, name: str):

@@ -218,6 +218,7 @@ def run_bench(games=None, seconds: float = 2.0, startup: bool = False, search: b
 
     if search:
         rows += search_bench.ismcts_rows(games, seconds)
+        rows += search_bench.deadline_rows(games)
     if startup:
         rows += startup_rows(games)
         if search:

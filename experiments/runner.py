@@ -36,8 +36,12 @@ changes no result.
 
 from __future__ import annotations
 
+import importlib
+import os
 import re
 import signal
+import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -50,7 +54,7 @@ from ..agents.match import play_match
 from ..agents.warmup import ensure_compiled
 from ..engine import make_game
 from ..engine.bits import derive_seed
-from ..engine.errors import IllegalActionError, SlagwerkError
+from ..engine.errors import IllegalActionError, SlagwerkError, one_line
 from ..engine.records import record_of
 from ..engine.state import MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH
 from .seating import GameSlot
@@ -74,7 +78,7 @@ class GameSetup:
 
     ``options`` is a tuple of ``(name, value)`` pairs; ``specs`` the agent
     specs by agent number; ``move_time`` the per-move limit in seconds
-    (``None``: no limit).
+    (``None``: no limit); ``plugins`` modules to import first.
     """
 
     game: str
@@ -84,6 +88,8 @@ class GameSetup:
     seed: int = 0
     move_time: float | None = None
     keep_records: bool = False
+    plugins: tuple[str, ...] = ()
+    """Modules every worker imports before playing (they register agents)."""
 
     @property
     def labels(self) -> list[str]:
@@ -182,9 +188,10 @@ def _on_alarm(signum, frame):
 class _Watch:
     """Which seat's answer is waiting to be applied, and the match state."""
 
-    def __init__(self):
+    def __init__(self, marker: int | None = None):
         self.pending_seat: int | None = None
         self.state = None
+        self.marker = marker  # a file where a crash leaves the agent deciding (see _Running)
 
     def on_action(self, state, seat, text):
         self.pending_seat = None
@@ -194,9 +201,10 @@ class _Watch:
 class _GuardedAgent:
     """An agent wrapper that turns the agent's faults into :class:`Forfeit`."""
 
-    def __init__(self, agent, seat: int, move_time: float | None, watch: _Watch):
+    def __init__(self, agent, seat: int, move_time: float | None, watch: _Watch, number: int):
         self.agent = agent
         self.seat = seat
+        self.number = number  # the agent's number in the setup, written to the crash marker
         self.move_time = move_time
         self.watch = watch
         self.cheating = agent.cheating
@@ -216,6 +224,8 @@ class _GuardedAgent:
             and hasattr(signal, "setitimer")
             and threading.current_thread() is threading.main_thread()
         )
+        if self.watch.marker is not None:
+            os.pwrite(self.watch.marker, self.number.to_bytes(8, "little", signed=True), 0)
         start = time.perf_counter()
         previous = None
         try:
@@ -243,22 +253,30 @@ _WARM: set = set()
 """(game, options, spec) whose agent has decided once in this process."""
 
 
-def warm_up(setup: GameSetup) -> None:
+def warm_up(setup: GameSetup, marker: int | None = None, builtin_only: bool = False,
+            numbers=None) -> None:
     """Let each agent of ``setup`` decide once in this process, untimed (see the module doc).
 
     A fault here is ignored: the agent meets it again, timed, in its games.
+    ``marker``: see :class:`_Running`. ``builtin_only``: only slagwerk's own
+    agents (the harness process never runs agents from elsewhere, which may crash).
     """
     ensure_compiled([setup.game])  # says so first when the kernels must compile
+    for module in setup.plugins:
+        importlib.import_module(module)
     game = game_info(setup)
     limit = None if setup.move_time is None else WARM_UP_FACTOR * setup.move_time
-    for spec in setup.specs:
+    for number, spec in enumerate(setup.specs):
         key = (setup.game, setup.options, spec)
-        if key in _WARM:
+        if key in _WARM or (numbers is not None and number not in numbers):
+            continue
+        agent = make(spec, game, seed=WARM_UP_SEED)
+        if builtin_only and not type(agent).__module__.startswith("slagwerk."):
             continue
         _WARM.add(key)
         state = game.new_match(seed=WARM_UP_SEED)
         seat = state.to_move
-        guard = _GuardedAgent(make(spec, game, seed=WARM_UP_SEED), seat, limit, _Watch())
+        guard = _GuardedAgent(agent, seat, limit, _Watch(marker), number)
         try:
             if guard.cheating:
                 guard.decide_true_state(state)
@@ -271,7 +289,7 @@ def warm_up(setup: GameSetup) -> None:
 # ------------------------------------------------------------------ one game
 
 
-def play_game(setup: GameSetup, slot: GameSlot) -> dict:
+def play_game(setup: GameSetup, slot: GameSlot, marker: int | None = None) -> dict:
     """Play the scheduled game ``slot`` and return its result line (a JSON-able dict).
 
     Keys: ``index``, ``group``, ``rotation``, ``agents`` (label per seat),
@@ -287,12 +305,12 @@ def play_game(setup: GameSetup, slot: GameSlot) -> dict:
     labels = setup.labels
     seat_labels = [labels[a] for a in slot.seats]
     deal_seed = derive_seed(setup.seed, slot.group)
-    watch = _Watch()
+    watch = _Watch(marker)
     agents = []
     for seat, agent_number in enumerate(slot.seats):
         spec = seat_spec(setup.specs[agent_number], seat, n)
         agent = make(spec, game, seed=derive_seed(setup.seed, slot.group, slot.rotation, seat))
-        agents.append(_GuardedAgent(agent, seat, setup.move_time, watch))
+        agents.append(_GuardedAgent(agent, seat, setup.move_time, watch, agent_number))
     max_deals = 1 if setup.unit == "deal" else None
     start = time.perf_counter()
     forfeit = None
@@ -307,14 +325,7 @@ def play_game(setup: GameSetup, slot: GameSlot) -> dict:
         forfeit = Forfeit(watch.pending_seat, f"illegal action: {err}")
     elapsed = time.perf_counter() - start
 
-    line = {
-        "index": slot.index,
-        "group": slot.group,
-        "rotation": slot.rotation,
-        "agents": seat_labels,
-        "table": list(slot.seats),
-        "seed": deal_seed,
-    }
+    line = _line_head(setup, slot)
     if forfeit is None:
         reward = np.zeros(MAX_SEATS, dtype=np.float64)
         objective = OBJECTIVE_DEAL if setup.unit == "deal" else OBJECTIVE_MATCH
@@ -325,16 +336,44 @@ def play_game(setup: GameSetup, slot: GameSlot) -> dict:
         line["deals"] = len(complete)
         line["forfeit"] = None
     else:
-        loser = slot.seats[forfeit.seat]
-        lost = [s for s in range(n) if _same_side(game, s, forfeit.seat)]
-        line["reward"] = [0.0 if s in lost else 1.0 for s in range(n)]
-        line["points"] = None
-        line["deals"] = 0
-        line["forfeit"] = {"seat": forfeit.seat, "agent": labels[loser], "error": forfeit.error}
+        line.update(_forfeit_fields(setup, slot, forfeit.seat, forfeit.error))
         state = watch.state
     line["time"] = round(elapsed, 4)
     if setup.keep_records:
         line["record"] = record_of(state, players=seat_labels) if state is not None else None
+    return line
+
+
+def _line_head(setup: GameSetup, slot: GameSlot) -> dict:
+    return {
+        "index": slot.index,
+        "group": slot.group,
+        "rotation": slot.rotation,
+        "agents": [setup.labels[a] for a in slot.seats],
+        "table": list(slot.seats),
+        "seed": derive_seed(setup.seed, slot.group),
+    }
+
+
+def _forfeit_fields(setup: GameSetup, slot: GameSlot, seat: int, error: str) -> dict:
+    """The result fields of a game that ``seat`` lost by forfeit (its side loses)."""
+    game = game_info(setup)
+    lost = [s for s in range(game.n_players) if _same_side(game, s, seat)]
+    return {
+        "reward": [0.0 if s in lost else 1.0 for s in range(game.n_players)],
+        "points": None,
+        "deals": 0,
+        "forfeit": {"seat": seat, "agent": setup.labels[slot.seats[seat]], "error": error},
+    }
+
+
+def crash_line(setup: GameSetup, slot: GameSlot, seat: int, cause: str) -> dict:
+    """The result line of a game whose worker process died while ``seat`` was to move."""
+    line = _line_head(setup, slot)
+    line.update(_forfeit_fields(setup, slot, seat, f"the worker process died: {cause}"))
+    line["time"] = 0.0
+    if setup.keep_records:
+        line["record"] = None
     return line
 
 
@@ -348,9 +387,55 @@ def _same_side(game, seat: int, other: int) -> bool:
 # ------------------------------------------------------------------ many games
 
 
-def _play_many(setup: GameSetup, slots: list[GameSlot]) -> list[dict]:
-    warm_up(setup)
-    return [play_game(setup, slot) for slot in slots]
+def _play_many(setup: GameSetup, slots: list[GameSlot], running: str | None = None) -> list[dict]:
+    """Play ``slots`` in this process; with ``running`` (a worker's), each game
+    leaves a marker there while it is played (see :class:`_Running`)."""
+    if running is None:
+        warm_up(setup)
+        return [play_game(setup, slot) for slot in slots]
+    _die_with_parent()
+    lines = []
+    for slot in slots:
+        path = os.path.join(running, str(slot.index))
+        marker = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        try:
+            warm_up(setup, marker, numbers=slot.seats)  # a crash there is this game's too
+            lines.append(play_game(setup, slot, marker))
+        finally:
+            os.close(marker)
+        os.unlink(path)
+    return lines
+
+
+def _die_with_parent() -> None:
+    """Linux: have the kernel end this worker when the process that started it
+    dies (killed, even by SIGKILL), instead of lingering for minutes."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+
+class _Running:
+    """Markers of the games being played by workers: a file per game, holding
+    the seat to move, created when a game starts and removed when it ends. After
+    a worker dies, the markers left are the games that were in flight."""
+
+    def __init__(self, folder: str):
+        self.folder = folder
+
+    def in_flight(self) -> dict[int, int]:
+        """Game index -> number of the agent that was deciding (-1: none yet)."""
+        found = {}
+        for name in os.listdir(self.folder):
+            with open(os.path.join(self.folder, name), "rb") as fh:
+                data = fh.read(8)
+            found[int(name)] = int.from_bytes(data, "little", signed=True) if len(data) == 8 else -1
+            os.unlink(os.path.join(self.folder, name))
+        return found
 
 
 def start_workers(setup: GameSetup, jobs: int = 1, backend: str = "loky") -> None:
@@ -361,9 +446,9 @@ def start_workers(setup: GameSetup, jobs: int = 1, backend: str = "loky") -> Non
         return
     from joblib import Parallel, delayed, effective_n_jobs
 
-    warm_up(setup)  # compiles here once and fills numba's disk cache for the workers
+    warm_up(setup, builtin_only=True)  # compiles here once, filling numba's disk cache for the workers
     workers = effective_n_jobs(jobs)
-    Parallel(n_jobs=jobs)(delayed(warm_up)(setup) for _ in range(workers))
+    Parallel(n_jobs=jobs)(delayed(warm_up)(setup, None, True) for _ in range(workers))
 
 
 def run_games(setup: GameSetup, slots: list[GameSlot], jobs: int = 1, backend: str = "loky",
@@ -375,32 +460,83 @@ def run_games(setup: GameSetup, slots: list[GameSlot], jobs: int = 1, backend: s
     games to the Dask scheduler at ``scheduler`` (``None``: a local cluster)
     through joblib's Dask backend. ``chunk`` games travel together to a
     worker (results arrive chunk by chunk).
+
+    A local worker that dies (a segfault, the out-of-memory killer) costs no
+    run: the games it had in flight are played again one at a time in a fresh
+    worker, and a game that kills its worker again is lost by forfeit by the
+    agent that was to move (:func:`crash_line`); the run goes on.
     """
     if backend not in BACKENDS:
         raise ExperimentError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})")
     if not slots:
         return
-    chunks = [slots[i : i + chunk] for i in range(0, len(slots), max(1, chunk))]
     if backend == "loky" and jobs == 1:
-        for part in chunks:
+        for part in _chunks(slots, chunk):
             yield from _play_many(setup, part)
         return
     from joblib import Parallel, delayed, parallel_config
 
-    warm_up(setup)  # compiles here once and fills numba's disk cache for the workers
+    warm_up(setup, builtin_only=True)  # compiles here once, filling numba's disk cache for the workers
     if backend == "dask":
         client = _dask_client(scheduler)
         try:
             with parallel_config(backend="dask"):
                 parallel = Parallel(n_jobs=-1, return_as="generator_unordered")
-                for lines in parallel(delayed(_play_many)(setup, part) for part in chunks):
+                for lines in parallel(delayed(_play_many)(setup, part) for part in _chunks(slots, chunk)):
                     yield from lines
         finally:
             client.close()  # the connection only: a cluster given by address keeps running
         return
-    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
-    for lines in parallel(delayed(_play_many)(setup, part) for part in chunks):
-        yield from lines
+    from joblib.externals.loky.process_executor import BrokenProcessPool
+
+    with tempfile.TemporaryDirectory(prefix="slagwerk-running-") as folder:
+        running = _Running(folder)
+        remaining = list(slots)
+        while remaining:
+            finished = set()
+            try:
+                parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
+                for lines in parallel(delayed(_play_many)(setup, part, folder)
+                                      for part in _chunks(remaining, chunk)):
+                    finished.update(line["index"] for line in lines)
+                    yield from lines
+                return
+            except BrokenProcessPool:  # a worker died; the pool is rebuilt on next use
+                in_flight = running.in_flight()
+                if not in_flight:
+                    raise ExperimentError("a worker process died before it began a game "
+                                          "(an agent plugin that cannot be imported?)") from None
+                remaining = [slot for slot in remaining if slot.index not in finished]
+                for slot in [slot for slot in remaining if slot.index in in_flight]:
+                    yield _alone(setup, slot, running, in_flight[slot.index])
+                remaining = [slot for slot in remaining if slot.index not in in_flight]
+
+
+def _alone(setup: GameSetup, slot: GameSlot, running: _Running, agent: int) -> dict:
+    """Play a game that was in flight when a worker died, alone in a fresh worker;
+    if it kills that worker too, it is a forfeit (see :func:`run_games`)."""
+    from joblib import Parallel, delayed
+    from joblib.externals.loky.process_executor import BrokenProcessPool
+
+    try:
+        return Parallel(n_jobs=2)(delayed(_play_many)(setup, [slot], running.folder) for _ in (0,))[0][0]
+    except BrokenProcessPool as err:
+        agent = running.in_flight().get(slot.index, agent)
+        seat = slot.seats.index(agent) if agent in slot.seats else 0
+        return crash_line(setup, slot, seat, _crash_cause(err))
+
+
+def _crash_cause(err: Exception) -> str:
+    """How a worker died, from loky's error (its exit code, e.g. ``SIGSEGV(-11)``)."""
+    text = str(err)
+    found = re.search(r"exit codes of the workers are (\{[^}]*\})", text)
+    if found:
+        return f"exit code {found[1]}"
+    return one_line(f"{type(err).__name__}: {text}")
+
+
+def _chunks(slots: list[GameSlot], chunk: int) -> list[list[GameSlot]]:
+    return [slots[i : i + chunk] for i in range(0, len(slots), max(1, chunk))]
 
 
 def _dask_client(scheduler: str | None):

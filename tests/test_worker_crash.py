@@ -1,0 +1,37 @@
+"""A worker that dies (a segfault, SIGKILL) costs the game it was playing a
+forfeit by the agent to move; the run goes on, and a resumed run never plays
+that game again (experiments/runner.py ``run_games``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from slagwerk.engine import make_game
+from slagwerk.experiments.runner import GameSetup, run_games
+from slagwerk.experiments.seating import schedule, tables_for
+
+
+def _setup(crasher: str) -> tuple[GameSetup, list]:
+    game = make_game("koetsieren", players=2)
+    setup = GameSetup("koetsieren", (("players", 2),), ("random", "heuristic", crasher), unit="deal",
+                      seed=3, plugins=("crash_agents",))
+    tables = tables_for(3, game.n_players, False)
+    return setup, schedule(tables, 6)
+
+
+@pytest.mark.parametrize("crasher, cause", [("test-segfault", "SIGSEGV"), ("test-sigkill", "SIGKILL")])
+def test_a_dying_worker_costs_its_game_a_forfeit_and_the_run_goes_on(crasher, cause):
+    setup, slots = _setup(crasher)
+    lines = list(run_games(setup, slots, jobs=2))
+    assert sorted(line["index"] for line in lines) == [slot.index for slot in slots]  # every game, once
+    crashed = [line for line in lines if line["forfeit"] is not None]
+    with_crasher = [slot for slot in slots if 2 in slot.seats]
+    assert len(crashed) == len(with_crasher) > 0
+    for line in crashed:
+        forfeit = line["forfeit"]
+        assert forfeit["agent"] == crasher and line["agents"][forfeit["seat"]] == crasher
+        assert "worker process died" in forfeit["error"] and cause in forfeit["error"]
+        assert line["reward"][forfeit["seat"]] == 0.0
+    played = [line for line in lines if line["forfeit"] is None]
+    assert all(crasher not in line["agents"] for line in played)
+    assert all(line["points"] is not None for line in played)
