@@ -18,9 +18,10 @@ head-to-head question sequentially.
 
 from __future__ import annotations
 
+import importlib
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -269,8 +270,12 @@ def _default_folder(game: str) -> Path:
 
 def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs: int = -1,
                    backend: str = "loky", scheduler: str | None = None, resume: bool = False,
-                   progress: bool = True, save: bool = True, force: bool = False) -> TournamentResult:
+                   progress: bool = True, save: bool = True, force: bool = False,
+                   plugins: tuple[str, ...] = ()) -> TournamentResult:
     """Play (or, with ``resume``, finish) a tournament and rank its agents.
+
+    ``plugins`` are modules that register agents, imported by every worker;
+    they are not stored in the folder (a resumed run names them again).
 
     ``results`` is the results folder (default ``slagwerk-results/<game>-<time>``;
     with ``resume`` the folder to continue, whose stored settings then apply
@@ -288,6 +293,8 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
         be written (one line naming the cause and the path; every game
         already written stays in the log).
     """
+    for module in plugins:  # before any spec is checked: they register agents
+        importlib.import_module(module)
     folder = None
     log = None
     done: dict[int, dict] = {}
@@ -304,7 +311,7 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
         if save:
             folder = ResultsFolder.create(results or _default_folder(config.game), config.to_json(),
                                           force=force)
-    setup = config.setup()
+    setup = replace(config.setup(), plugins=tuple(plugins))
     labels = setup.labels
     all_slots = schedule(config.tables(), config.deals)
     if folder is not None:
@@ -323,7 +330,7 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
     run = config.run_id()
     try:  # from here on the log is closed (its lock released) however the run ends
         if todo:  # compiling, workers and each agent's first decision before the bar's clock starts
-            warm_up(setup)
+            warm_up(setup, builtin_only=jobs != 1)  # other agents run only in workers
             start_workers(setup, jobs, backend)
         bar = _progress_bar(config, len(all_slots), len(done), progress)
         last_shown = 0.0

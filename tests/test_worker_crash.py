@@ -4,6 +4,8 @@ that game again (experiments/runner.py ``run_games``)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from slagwerk.engine import make_game
@@ -35,3 +37,20 @@ def test_a_dying_worker_costs_its_game_a_forfeit_and_the_run_goes_on(crasher, ca
     played = [line for line in lines if line["forfeit"] is None]
     assert all(crasher not in line["agents"] for line in played)
     assert all(line["points"] is not None for line in played)
+
+
+def test_a_tournament_with_a_crashing_agent_completes_and_resumes_without_replaying(tmp_path):
+    from slagwerk.experiments.tournament import TournamentConfig, run_tournament
+
+    config = TournamentConfig("koetsieren", ("random", "heuristic", "test-sigkill"), deals=3, seed=2,
+                              options=(("players", 2),), bootstrap=20)
+    folder = tmp_path / "run"
+    result = run_tournament(config, folder, jobs=2, progress=False, plugins=("crash_agents",))
+    lines = [json.loads(x) for x in (folder / "games.jsonl").read_text().splitlines()]
+    assert result.games == len(lines) == len({line["index"] for line in lines})
+    crashed = [line for line in lines if line["forfeit"] is not None]
+    assert crashed and all(line["forfeit"]["agent"] == "test-sigkill" for line in crashed)
+    before = (folder / "games.jsonl").read_bytes()
+    again = run_tournament(None, folder, jobs=2, progress=False, resume=True, plugins=("crash_agents",))
+    assert again.games == result.games
+    assert (folder / "games.jsonl").read_bytes() == before  # nothing was played again
