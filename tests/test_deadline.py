@@ -46,8 +46,8 @@ elif kind in ("alarm", "sigint", "sigterm"):
     def on_signal(signum, frame):
         raise Stop
     signum = {"alarm": signal.SIGALRM, "sigint": signal.SIGINT, "sigterm": signal.SIGTERM}[kind]
-    if kind != "sigint":
-        signal.signal(signum, on_signal)
+    # Python's own Ctrl-C handler (a background shell may have started us ignoring SIGINT)
+    signal.signal(signum, signal.default_int_handler if kind == "sigint" else on_signal)
     if kind == "alarm":
         signal.setitimer(signal.ITIMER_REAL, 0.1)
     else:

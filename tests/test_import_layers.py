@@ -34,7 +34,8 @@ from paths import REPO
 
 LAYERS = ("base", "game", "registry", "search", "agents", "experiments", "cli")
 
-ENGINE_BASE = frozenset({"bits", "cards", "state", "common", "views", "errors", "spec", "game"})
+ENGINE_BASE = frozenset({"bits", "cards", "state", "common", "views", "errors", "spec", "game",
+                         "strict_json"})
 """Modules of ``slagwerk.engine`` every game builds on."""
 
 ENGINE_REGISTRY = frozenset({"registry", "dispatch", "contract", "records"})
@@ -162,6 +163,16 @@ class _Collector(ast.NodeVisitor):
         self.depth -= 1
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
+
+    def visit_If(self, node: ast.If) -> None:
+        # `if TYPE_CHECKING:` imports are for type checkers only: never run
+        test = node.test
+        if (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+                isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"):
+            for child in node.orelse:
+                self.visit(child)
+            return
+        self.generic_visit(node)
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:

@@ -51,6 +51,7 @@ class Toy(Game):
     kernels = K
     deck = TOY_DECK
     option_specs = INFO.options
+    deal_fields = ("hands", "undealt")
     view_keys = VIEW_KEYS
     view_max_tricks = K.TRICKS_PER_DEAL
 
