@@ -36,6 +36,7 @@ changes no result.
 
 from __future__ import annotations
 
+import faulthandler
 import importlib
 import os
 import re
@@ -66,6 +67,12 @@ BACKENDS = ("loky", "dask")
 WARM_UP_FACTOR = 10.0
 """The warm-up decision may take this many times the per-move limit (compilation)."""
 WARM_UP_SEED = 0x5EA7
+OVERRUN_FACTOR = 2.0
+OVERRUN_GRACE = 5.0
+"""A worker whose agent is still deciding after ``OVERRUN_FACTOR`` times the
+move time plus ``OVERRUN_GRACE`` seconds (native code that never lets the
+alarm's forfeit happen) is ended by faulthandler's own watchdog thread, which
+needs no Python; the game then counts as a crash (see :func:`run_games`)."""
 
 
 class ExperimentError(SlagwerkError):
@@ -181,6 +188,11 @@ class _MoveTimeout(Exception):
     pass
 
 
+@lru_cache(maxsize=1)
+def _devnull():
+    return open(os.devnull, "w")  # noqa: SIM115 - kept open for faulthandler's watchdog
+
+
 def _on_alarm(signum, frame):
     raise _MoveTimeout
 
@@ -224,6 +236,7 @@ class _GuardedAgent:
             and hasattr(signal, "setitimer")
             and threading.current_thread() is threading.main_thread()
         )
+        watchdog = self.watch.marker is not None and limit is not None
         if self.watch.marker is not None:
             os.pwrite(self.watch.marker, self.number.to_bytes(8, "little", signed=True), 0)
         start = time.perf_counter()
@@ -232,9 +245,14 @@ class _GuardedAgent:
             if alarm:
                 previous = signal.signal(signal.SIGALRM, _on_alarm)
                 signal.setitimer(signal.ITIMER_REAL, limit)
+            if watchdog:  # a worker whose agent ignores the alarm (native code) is ended
+                faulthandler.dump_traceback_later(limit * OVERRUN_FACTOR + OVERRUN_GRACE, exit=True,
+                                                  file=_devnull())
             try:
                 answer = method(argument)
             finally:
+                if watchdog:
+                    faulthandler.cancel_dump_traceback_later()
                 if alarm:
                     signal.setitimer(signal.ITIMER_REAL, 0)
                     signal.signal(signal.SIGALRM, previous)

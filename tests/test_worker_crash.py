@@ -5,6 +5,7 @@ that game again (experiments/runner.py ``run_games``)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -54,3 +55,15 @@ def test_a_tournament_with_a_crashing_agent_completes_and_resumes_without_replay
     again = run_tournament(None, folder, jobs=2, progress=False, resume=True, plugins=("crash_agents",))
     assert again.games == result.games
     assert (folder / "games.jsonl").read_bytes() == before  # nothing was played again
+
+
+def test_an_agent_stuck_in_native_code_past_the_move_time_is_ended_and_forfeits():
+    """The move-time alarm cannot reach native code that never returns; the
+    worker's watchdog ends it and the game is a forfeit (experiments/runner.py
+    ``OVERRUN_FACTOR``)."""
+    setup, slots = _setup("test-spin")
+    setup = replace(setup, move_time=0.5)
+    slots = [slot for slot in slots if 2 in slot.seats][:1]
+    (line,) = run_games(setup, slots, jobs=2)
+    assert line["forfeit"]["agent"] == "test-spin"
+    assert "worker process died" in line["forfeit"]["error"]
