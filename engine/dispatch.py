@@ -30,7 +30,7 @@ from .registry import info_by_id, kernels_by_id
 # Inlining these overloads (which keeps reference counting out of the playout
 # loops) trips a pedantic self-check in numba's SSA pass ("variable ... is not
 # in scope") that does not affect the compiled code: users need not see it.
-warnings.filterwarnings("ignore", category=NumbaIRAssumptionWarning, module="numba.core.ssa")
+warnings.filterwarnings("ignore", category=NumbaIRAssumptionWarning)
 
 
 def _module(g, name: str):
