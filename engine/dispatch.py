@@ -52,7 +52,7 @@ def _python_call(name: str):
                     f"game's own kernels: contract.kernels_of(state))")
 
 
-# One stub and one overload per contract kernel: numba's inliner cannot
+# One Python-side name and one overload per contract kernel: numba's inliner cannot
 # forward ``*args`` through a closure, so the argument lists are written out.
 
 
@@ -168,17 +168,17 @@ def _observed_actions(g, state, actions, n, observer, keys):
 
 
 def _constant(name: str, value_of):
-    def stub(g):
+    def python_side(g):
         _python_call(name)
 
-    stub.__name__ = stub.__qualname__ = name
+    python_side.__name__ = python_side.__qualname__ = name
 
-    @overload(stub, prefer_literal=True, inline="always")
+    @overload(python_side, prefer_literal=True, inline="always")
     def _choose(g):
         value = value_of(_module(g, name))
         return lambda g: value
 
-    return stub
+    return python_side
 
 
 hides_actions = _constant("hides_actions", lambda m: hasattr(m, "observed_actions"))
