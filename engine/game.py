@@ -27,7 +27,7 @@ import numpy as np
 
 from .bits import make_rng
 from .cards import Deck
-from .errors import IllegalActionError, OptionError, brief
+from .errors import IllegalActionError, InvalidRecordError, OptionError, brief
 from .spec import GameInfo, OptionSpec
 from .state import (
     DEAL_COMPLETE,
@@ -190,6 +190,44 @@ class Game(ABC):
     def deal_from_json(self, deal: dict) -> np.ndarray:
         """A deal vector from its record form; :class:`InvalidRecordError` if malformed."""
 
+    def hands_to_json(self, vector: np.ndarray, n_hands: int, hand_size: int) -> dict:
+        """The record form of a deal of ``n_hands`` equal hands followed by the
+        undealt cards (if the deck has any): ``{"hands": [...], "undealt": [...]}``."""
+        names = [self.deck.name(c) for c in vector]
+        dealt = n_hands * hand_size
+        record = {"hands": [names[s * hand_size : (s + 1) * hand_size] for s in range(n_hands)]}
+        if dealt < self.deck.size:
+            record["undealt"] = names[dealt:]
+        return record
+
+    def hands_from_json(self, deal: dict, n_hands: int, hand_size: int) -> np.ndarray:
+        """The deal vector of :meth:`hands_to_json`'s form. ``undealt`` may be left
+        out (the cards follow from the hands); :class:`InvalidRecordError` otherwise."""
+        hands = deal.get("hands")
+        if not isinstance(hands, list) or len(hands) != n_hands:
+            raise InvalidRecordError(f"'hands' must list {n_hands} hands, not {brief(hands)}")
+        cards: list[int] = []
+        for seat, hand in enumerate(hands):
+            parsed = self.deck.parse_many(hand, what=f"hand of seat {seat}")
+            if len(parsed) != hand_size:
+                raise InvalidRecordError(f"hand of seat {seat} has {len(parsed)} cards, not {hand_size}")
+            cards.extend(parsed)
+        if len(set(cards)) != len(cards):
+            dup = sorted({self.deck.name(c) for c in cards if cards.count(c) > 1})
+            raise InvalidRecordError(f"a card is dealt twice: {', '.join(dup)}")
+        dealt = set(cards)
+        rest = [c for c in range(self.deck.size) if c not in dealt]
+        if "undealt" in deal:
+            undealt = self.deck.parse_many(deal["undealt"], what="'undealt'")
+            if sorted(undealt) != rest:
+                named = sorted(self.deck.name(c) for c in undealt if c in dealt)
+                if named:
+                    raise InvalidRecordError(f"'undealt' lists dealt cards: {', '.join(named)}")
+                raise InvalidRecordError(f"'undealt' must be the {len(rest)} cards not in a hand, "
+                                         f"not {len(undealt)} cards {brief(deal['undealt'])}")
+            rest = undealt
+        return np.array(cards + rest, dtype=np.int64)
+
     # ---------------------------------------------------------------- views
 
     @abstractmethod
@@ -231,21 +269,21 @@ class Game(ABC):
             state.deals.append(parts.history)
         return state
 
+    @abstractmethod
     def _read_view(self, view: dict) -> ViewParts:
         """Hook of :meth:`state_from_view`: read and check the game's own fields of
         ``view`` (its fields and common header are already checked; ``self`` has
         the view's options) and how they fit the header. Returns the game's
         :class:`ViewParts`, with the phase the state is in (and the outcome of
         a finished match); :class:`InvalidViewError` if the view is impossible."""
-        raise NotImplementedError(f"{self.name} does not rebuild states from views")
 
+    @abstractmethod
     def _write_view(self, array: np.ndarray, view: dict, parts: ViewParts, seed: int) -> None:
         """Hook of :meth:`state_from_view`: write the game's fields into ``array``
         (a new match's, with the view's header and phase already written): the
         cards the seat knows where it knows them, the cards it cannot see dealt
         at random from ``seed``. May raise :class:`InvalidViewError` for a check
         that needs the written state."""
-        raise NotImplementedError(f"{self.name} does not rebuild states from views")
 
     @abstractmethod
     def render(self, state: State, seat: int | None = None) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cards import ALUETTE_DECK
-from ..errors import InvalidRecordError, InvalidViewError, brief
+from ..errors import InvalidViewError, brief
 from ..game import DealLog, Game, State
 from ..state import PHASE_DEAL_PENDING, PHASE_MATCH_OVER, PHASE_PLAY
 from ..views import (
@@ -103,38 +103,10 @@ class Aluette(Game):
 
     # ---------------------------------------------------------------- deals
     def deal_to_json(self, vector: np.ndarray) -> dict:
-        names = [self.deck.name(c) for c in vector]
-        hands = [names[s * K.HAND_SIZE : (s + 1) * K.HAND_SIZE] for s in range(K.N_SEATS)]
-        return {"hands": hands, "undealt": names[K.N_SEATS * K.HAND_SIZE :]}
+        return self.hands_to_json(vector, K.N_SEATS, K.HAND_SIZE)
 
     def deal_from_json(self, deal: dict) -> np.ndarray:
-        hands = deal.get("hands")
-        if not isinstance(hands, list) or len(hands) != K.N_SEATS:
-            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {brief(hands)}")
-        cards: list[int] = []
-        for seat, hand in enumerate(hands):
-            parsed = self.deck.parse_many(hand, what=f"hand of seat {seat}")
-            if len(parsed) != K.HAND_SIZE:
-                raise InvalidRecordError(
-                    f"hand of seat {seat} has {len(parsed)} cards, not {K.HAND_SIZE}"
-                )
-            cards.extend(parsed)
-        if len(set(cards)) != len(cards):
-            dup = sorted({self.deck.name(c) for c in cards if cards.count(c) > 1})
-            raise InvalidRecordError(f"a card is dealt twice: {', '.join(dup)}")
-        rest = [c for c in range(K.DECK_SIZE) if c not in set(cards)]
-        if "undealt" in deal:
-            undealt = self.deck.parse_many(deal["undealt"], what="'undealt'")
-            if sorted(undealt) != rest:
-                dealt = sorted(self.deck.name(c) for c in undealt if c in set(cards))
-                if dealt:
-                    raise InvalidRecordError(f"'undealt' lists dealt cards: {', '.join(dealt)}")
-                raise InvalidRecordError(
-                    f"'undealt' must be the {K.N_UNDEALT} cards not in a hand, "
-                    f"not {len(undealt)} cards {brief(deal['undealt'])}"
-                )
-            rest = undealt
-        return np.array(cards + rest, dtype=np.int64)
+        return self.hands_from_json(deal, K.N_SEATS, K.HAND_SIZE)
 
     # ---------------------------------------------------------------- views
     def view(self, state: State, seat: int) -> dict:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cards import COINS_DECK
-from ..errors import InvalidRecordError, InvalidViewError, brief
+from ..errors import InvalidViewError
 from ..game import Game, State
 from ..state import PHASE_DEAL_PENDING, PHASE_MATCH_OVER, PHASE_PLAY
 from ..views import (
@@ -61,28 +61,10 @@ class Coins(Game):
 
     # ---------------------------------------------------------------- deals
     def deal_to_json(self, vector: np.ndarray) -> dict:
-        hands = [
-            [self.deck.name(c) for c in vector[s * K.HAND_SIZE : (s + 1) * K.HAND_SIZE]]
-            for s in range(K.N_SEATS)
-        ]
-        return {"hands": hands}
+        return self.hands_to_json(vector, K.N_SEATS, K.HAND_SIZE)
 
     def deal_from_json(self, deal: dict) -> np.ndarray:
-        hands = deal.get("hands")
-        if not isinstance(hands, list) or len(hands) != K.N_SEATS:
-            raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {brief(hands)}")
-        cards = []
-        for seat, hand in enumerate(hands):
-            parsed = self.deck.parse_many(hand, what=f"hand of seat {seat}")
-            if len(parsed) != K.HAND_SIZE:
-                raise InvalidRecordError(
-                    f"hand of seat {seat} has {len(parsed)} cards, not {K.HAND_SIZE}"
-                )
-            cards.extend(parsed)
-        if len(set(cards)) != K.DECK_SIZE:
-            dup = sorted({self.deck.name(c) for c in cards if cards.count(c) > 1})
-            raise InvalidRecordError(f"a card is dealt twice: {', '.join(dup)}")
-        return np.array(cards, dtype=np.int64)
+        return self.hands_from_json(deal, K.N_SEATS, K.HAND_SIZE)
 
     # ---------------------------------------------------------------- views
     def view(self, state: State, seat: int) -> dict:
