@@ -14,6 +14,7 @@ no doctests and the scripts in ``docs/`` are examples, not collected.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import re
 from pathlib import Path
 
@@ -23,6 +24,12 @@ from _pytest.doctest import DoctestModule
 REPO = Path(__file__).resolve().parent
 
 collect_ignore_glob = ["docs/*.py"]
+# the environments import their optional frameworks (extras [pettingzoo], [openspiel]): without
+# one installed, its module has no doctests to collect
+for _framework, _module in (("pettingzoo", "slagwerk/envs/pettingzoo.py"),
+                            ("pyspiel", "slagwerk/envs/openspiel.py")):
+    if importlib.util.find_spec(_framework) is None:
+        collect_ignore_glob.append(_module)
 
 
 def _package_dirs() -> dict[Path, str]:

@@ -16,6 +16,7 @@ import re
 from ..engine.errors import SpecError
 from ..engine.game import Game
 from .base import Agent
+from .openspiel import OpenSpielISMCTSAgent, OpenSpielMCTSAgent
 from .search_agents import CheatAgent, ISMCTSAgent, PIMCAgent
 from .simple import HeuristicAgent, RandomAgent
 
@@ -25,6 +26,8 @@ AGENTS: dict[str, type[Agent]] = {
     "ismcts": ISMCTSAgent,
     "pimc": PIMCAgent,
     "cheat": CheatAgent,
+    "openspiel-ismcts": OpenSpielISMCTSAgent,  # needs OpenSpiel (extra [openspiel])
+    "openspiel-mcts": OpenSpielMCTSAgent,
 }
 """Every agent class by name."""
 

@@ -56,6 +56,9 @@ class GameInfo:
     (tests/test_playout_codegen.py); False where action kernels are calls."""
     test_options: tuple[dict[str, int], ...] = ({},)
     """Option sets the conformance suite plays the game with."""
+    observation: str = ""
+    """The module of its observation encoding and compact action index for
+    environments (:mod:`slagwerk.engine.encoding`); empty: none."""
 
     def __post_init__(self):
         if not self.name.isidentifier() or self.name != self.name.lower():

@@ -19,6 +19,7 @@ INFO = GameInfo(
     points="match points won by the seat's team per deal",
     kernels=f"{__name__}.kernels",
     game_class=f"{__name__}.game:Aluette",
+    observation=f"{__name__}.observation",
     team_game=True,
     test_options=({}, {"first_dealer": 2}),
     rules="docs/rules.md §4",

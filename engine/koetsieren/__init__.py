@@ -19,6 +19,7 @@ INFO = GameInfo(
     points="penalty points per deal (lower is better)",
     kernels=f"{__name__}.kernels",
     game_class=f"{__name__}.game:Koetsieren",
+    observation=f"{__name__}.observation",
     test_options=tuple({"players": n, "first_dealer": n - 1} for n in range(2, 7)) + ({},),
     rules="docs/rules.md §2",
 )

@@ -18,6 +18,7 @@ INFO = GameInfo(
     points="card points taken by the seat's team per deal (of 120)",
     kernels=f"{__name__}.kernels",
     game_class=f"{__name__}.game:Kozel",
+    observation=f"{__name__}.observation",
     team_game=True,
     hides_actions=True,  # discards are face down
     playout_free_of_refcounts=False,  # its large action kernels are calls (inlining them: +6%)

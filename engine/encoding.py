@@ -1,0 +1,94 @@
+"""Shared pieces of the games' observation encodings (``engine/<game>/observation.py``).
+
+Environments (:mod:`slagwerk.envs`) give a learning program one seat's view
+as a flat ``float32`` vector and its legal moves as a mask over a compact
+action index. Each game declares its encoding in its own package (the module
+named by its :class:`~slagwerk.engine.spec.GameInfo` ``observation``), as
+numba kernels that read the state array but only what that seat can see.
+An observation module provides
+
+``OBSERVATION_PARTS``
+    ``(name, size)`` of each part of the vector, in order (docs/envs.md).
+``OBSERVATION_SIZE``, ``NUM_ACTIONS``
+    The vector's length and the size of the compact action index.
+``observe(state, seat, out)``
+    Write ``seat``'s observation into ``out`` (float32[OBSERVATION_SIZE],
+    every entry in ``[0, 1]``).
+``legal_indices(state, mask, actions) -> int``
+    Set ``mask`` (int8[NUM_ACTIONS]) to the legal indices of the seat to
+    move and ``actions[i]`` (int64) to the engine action of index ``i``;
+    return their count (0 when nobody is to move).
+``index_of(state, action) -> int``
+    The compact index of a legal engine action.
+``dealt_positions(options) -> int`` and ``DEAL_CHOICES``
+    How a deal is drawn as chance events (OpenSpiel): the first positions
+    of the deal vector one card at a time, the rest of the cards after them
+    in ascending order (their order does not matter to the rules), and each
+    ``(position, low, high)`` of ``DEAL_CHOICES`` a uniform integer.
+``private_events(game, before, after, seat) -> str`` (optional)
+    What ``seat`` learns privately between two states besides the action
+    (Kozel: the cards it draws), for perfect-recall information states.
+
+Seats in an encoding are *relative*: position 0 is the observing seat, then
+clockwise, so one learned policy plays every seat.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .bits import ONE, ZERO, popcount
+
+
+def part_offsets(parts) -> dict[str, int]:
+    """Where each ``(name, size)`` part starts in the vector."""
+    offsets, at = {}, 0
+    for name, size in parts:
+        offsets[name] = at
+        at += size
+    return offsets
+
+
+@njit(cache=True, inline="always")
+def put_mask(out, at, mask):
+    """Set ``out[at + c] = 1`` for every card ``c`` of ``mask``."""
+    m = np.uint64(mask)
+    while m != ZERO:
+        low = m & (~m + ONE)
+        out[at + popcount(low - ONE)] = 1.0
+        m ^= low
+
+
+@njit(cache=True, inline="always")
+def put_one_hot(out, at, index):
+    """Set ``out[at + index] = 1``; nothing for a negative ``index``."""
+    if index >= 0:
+        out[at + index] = 1.0
+
+
+@njit(cache=True, inline="always")
+def put_fraction(out, at, value, scale):
+    """``out[at] = value / scale``, clipped to ``[0, 1]``."""
+    x = value / scale
+    out[at] = 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
+
+
+@njit(cache=True, inline="always")
+def relative_seat(seat, observer, n):
+    """``seat``'s position clockwise from ``observer`` (0 = the observer); -1 for no seat."""
+    if seat < 0:
+        return -1
+    return (seat - observer + n) % n
+
+
+@njit(cache=True, inline="always")
+def identity_indices(actions_found, n, mask, actions):
+    """``legal_indices`` of a game whose engine actions already are the compact
+    index (``actions_found[:n]`` from its ``legal_actions``)."""
+    mask[:] = 0
+    for i in range(n):
+        a = actions_found[i]
+        mask[a] = 1
+        actions[a] = a
+    return n

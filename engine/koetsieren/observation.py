@@ -1,0 +1,124 @@
+"""Koetsieren: one seat's observation for environments, and the action index (docs/envs.md).
+
+The contract is :mod:`slagwerk.engine.encoding`'s. The action index is the
+engine's action: ``0..4`` play slot ``T1 T2 F1 F2 H``, ``5..8`` name trump
+``c d h s``, ``9..14`` bid ``0..5``. The encoding has room for six seats;
+seats beyond the match's players stay zero. A slot the seat cannot see (its
+own forehead cards, the others' hidden cards) shows only that it still holds
+a card (docs/rules.md §2.2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..encoding import identity_indices, part_offsets, put_fraction, put_mask, put_one_hot, relative_seat
+from ..state import (
+    DEAL_POINTS,
+    DEALER,
+    LEADER,
+    N_PLAYERS,
+    PHASE,
+    PHASE_PLAY,
+    TO_MOVE,
+    TOTALS,
+)
+from . import kernels as K
+
+N = K.N_SEATS
+C = K.DECK_SIZE
+SLOTS = K.SLOTS_PER_SEAT
+SLOT_WIDTH = C + 1
+"""A slot: the card's one-hot (when the seat sees it), then 1 while it holds a card."""
+OBSERVATION_PARTS = (
+    ("slots", N * SLOTS * SLOT_WIDTH),  # by relative seat, slots T1 T2 F1 F2 H
+    ("present", N),  # 1 for the relative seats in the match
+    ("trump", K.N_SUITS),
+    ("bids", N * (K.MAX_BID + 2)),  # per relative seat: no bid yet, then bids 0..5
+    ("tricks_won", N),  # / 5
+    ("trick", N * C),  # the current trick's cards, by relative seat
+    ("played", C),  # cards played in earlier tricks of this deal
+    ("totals", N),  # penalty totals / 10
+    ("deal_points", N),  # penalty points of the last scored deal / 5
+    ("phase", 3),  # naming trump, bidding, playing
+    ("trump_maker", N),  # one-hot relative seats
+    ("dealer", N),
+    ("leader", N),
+    ("to_move", N),
+)
+OBSERVATION_SIZE = sum(size for _, size in OBSERVATION_PARTS)
+NUM_ACTIONS = K.N_ACTION_IDS
+_AT = part_offsets(OBSERVATION_PARTS)
+SLOTS_AT, PRESENT_AT, TRUMP_AT, BIDS_AT, WON_AT = (
+    _AT["slots"], _AT["present"], _AT["trump"], _AT["bids"], _AT["tricks_won"])
+TRICK_AT, PLAYED_AT, TOTALS_AT, POINTS_AT, PHASE_AT = (
+    _AT["trick"], _AT["played"], _AT["totals"], _AT["deal_points"], _AT["phase"])
+MAKER_AT, DEALER_AT, LEADER_AT, MOVER_AT = _AT["trump_maker"], _AT["dealer"], _AT["leader"], _AT["to_move"]
+BID_WIDTH = K.MAX_BID + 2
+DEAL_CHOICES = ()
+
+
+def dealt_positions(options) -> int:
+    """Five slots per player are drawn card by card; the undealt cards follow."""
+    return K.SLOTS_PER_SEAT * int(options[0])
+
+
+@njit(cache=True)
+def observe(state, seat, out):
+    out[:] = 0.0
+    n = state[N_PLAYERS]
+    for t in range(n):
+        r = relative_seat(t, seat, n)
+        out[PRESENT_AT + r] = 1.0
+        for slot in range(SLOTS):
+            card = K.slot_card(state, t, slot)
+            if card == K.EMPTY_SLOT:
+                continue
+            at = SLOTS_AT + (r * SLOTS + slot) * SLOT_WIDTH
+            out[at + C] = 1.0
+            if slot == K.SLOT_H:
+                visible = t == seat
+            elif K.is_forehead(slot):
+                visible = t != seat
+            else:
+                visible = True
+            if visible:
+                out[at + card] = 1.0
+        bid = state[K.BIDS + t]
+        out[BIDS_AT + r * BID_WIDTH + (0 if bid == K.NO_BID else bid + 1)] = 1.0
+        put_fraction(out, WON_AT + r, state[K.TRICKS_WON + t], K.TRICKS_PER_DEAL)
+        put_fraction(out, TOTALS_AT + r, state[TOTALS + t], K.LOSING_TOTAL)
+        put_fraction(out, POINTS_AT + r, state[DEAL_POINTS + t], K.MAX_PENALTY)
+    put_one_hot(out, TRUMP_AT, state[K.TRUMP])
+    phase = state[PHASE]
+    leader = state[LEADER]
+    in_trick = np.uint64(0)
+    if phase == PHASE_PLAY:
+        for k in range(state[K.N_IN_TRICK]):
+            card = state[K.TRICK + k]
+            in_trick |= np.uint64(1) << np.uint64(card)
+            out[TRICK_AT + relative_seat((leader + k) % n, seat, n) * C + card] = 1.0
+    put_mask(out, PLAYED_AT, np.uint64(state[K.GONE]) & ~in_trick)
+    if phase == K.PHASE_TRUMP:
+        out[PHASE_AT] = 1.0
+    elif phase == K.PHASE_BID:
+        out[PHASE_AT + 1] = 1.0
+    elif phase == PHASE_PLAY:
+        out[PHASE_AT + 2] = 1.0
+    put_one_hot(out, MAKER_AT, relative_seat(state[K.TRUMP_MAKER], seat, n))
+    put_one_hot(out, DEALER_AT, relative_seat(state[DEALER], seat, n))
+    put_one_hot(out, LEADER_AT, relative_seat(leader, seat, n))
+    put_one_hot(out, MOVER_AT, relative_seat(state[TO_MOVE], seat, n))
+
+
+@njit(cache=True)
+def legal_indices(state, mask, actions):
+    found = np.empty(K.MAX_ACTIONS, dtype=np.int64)
+    n = K.legal_actions(state, found)
+    return identity_indices(found, n, mask, actions)
+
+
+@njit(cache=True)
+def index_of(state, action):
+    return action

@@ -1,0 +1,178 @@
+"""Kozel: one seat's observation for environments, and the action index (docs/envs.md).
+
+The contract is :mod:`slagwerk.engine.encoding`'s. Kozel's actions are sets
+of cards, so the compact index names them by the seat's *hand slots*: the
+cards of the hand in ascending card order (at most four), a set being a
+4-bit subset ``1..15`` of the slots:
+
+- ``0..14``: play subset ``i + 1`` face up (the lead, or a beat);
+- ``15..29``: discard subset ``i - 14`` face down;
+- ``30``: declare a molodka; ``31``: pass (docs/rules.md §3.11).
+
+The observation's ``hand_slots`` part shows which card is in which slot.
+Another seat's face-down discard shows only its number of cards (docs/rules.md
+§3.8); the stock's order, the place of the shown trump card in it and the
+others' hands are never read, except the cards everyone saw face up that
+went back to a hand with a molodka.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..bits import ONE, ZERO, popcount
+from ..encoding import part_offsets, put_fraction, put_mask, put_one_hot, relative_seat
+from ..state import DEAL_NUMBER, DEAL_POINTS, DEALER, LEADER, PHASE, PHASE_PLAY, TO_MOVE, TOTALS, TRICKS_DONE
+from . import kernels as K
+
+N = K.N_SEATS
+C = K.DECK_SIZE
+H = K.HAND_SIZE
+SUBSETS = (1 << H) - 1
+FACE_UP_BASE = 0
+DISCARD_BASE = SUBSETS
+MOLODKA_INDEX = 2 * SUBSETS
+PASS_INDEX = MOLODKA_INDEX + 1
+NUM_ACTIONS = PASS_INDEX + 1
+PLAY_WIDTH = C + 2
+"""A play of the current trick: its face-up cards, its face-down card count / 4, played."""
+OBSERVATION_PARTS = (
+    ("hand", C),
+    ("hand_slots", H * C),  # the k-th lowest card of the hand (the action index's slots)
+    ("trump_card", C),
+    ("face_up", C),  # every card shown face up this deal
+    ("known_in_hands", (N - 1) * C),  # face-up cards back in another hand (molodka), relative seats 1..3
+    ("own_discards", C),  # the seat's own face-down discards this deal
+    ("trick", N * PLAY_WIDTH),  # the current trick's plays, by relative seat
+    ("winning_seat", N),  # one-hot relative seat of the current winning set
+    ("set_size", 1),  # cards per play in this trick / 4
+    ("molodka_declared", 1),
+    ("question", 1),  # 1 while a molodka question is pending
+    ("stock_left", 1),  # / 20
+    ("team_tricks", 2),  # own team, other team / 9
+    ("totals", N),  # penalty totals / 12, by relative seat
+    ("deal_points", N),  # card points of the last scored deal / 120
+    ("dealer", N),  # one-hot relative seats
+    ("leader", N),
+    ("to_move", N),
+    ("tricks_done", 1),  # / 9
+)
+OBSERVATION_SIZE = sum(size for _, size in OBSERVATION_PARTS)
+_AT = part_offsets(OBSERVATION_PARTS)
+HAND_AT, SLOTS_AT, TRUMP_AT, FACE_UP_AT, KNOWN_AT, DISCARDS_AT = (
+    _AT["hand"], _AT["hand_slots"], _AT["trump_card"], _AT["face_up"], _AT["known_in_hands"],
+    _AT["own_discards"])
+TRICK_AT, WINNER_AT, SIZE_AT, MOLODKA_AT, QUESTION_AT, STOCK_AT, TEAMS_AT = (
+    _AT["trick"], _AT["winning_seat"], _AT["set_size"], _AT["molodka_declared"], _AT["question"],
+    _AT["stock_left"], _AT["team_tricks"])
+TOTALS_AT, POINTS_AT, DEALER_AT, LEADER_AT, MOVER_AT, TRICKS_AT = (
+    _AT["totals"], _AT["deal_points"], _AT["dealer"], _AT["leader"], _AT["to_move"], _AT["tricks_done"])
+DEAL_CHOICES = ((K.DEAL_TRUMP_POSITION, K.TRUMP_FIRST_PLACE, K.TRUMP_LAST_PLACE),)
+"""The stock position of the shown trump card (docs/rules.md §3.5)."""
+
+
+def dealt_positions(options) -> int:
+    """Hands and stock card by card (the stock's order is part of the deal); the last
+    card is what is left."""
+    return K.DEAL_STOCK + K.STOCK_SIZE - 1
+
+
+def private_events(game, before, after, seat) -> str:
+    """The cards ``seat`` drew from the stock (or took back with a molodka)."""
+    gained = int(np.uint64(after[K.HANDS + seat]) & ~np.uint64(before[K.HANDS + seat]))
+    return " +" + ",".join(game.deck.names(gained)) if gained else ""
+
+
+@njit(cache=True)
+def observe(state, seat, out):
+    out[:] = 0.0
+    hand = np.uint64(state[K.HANDS + seat])
+    put_mask(out, HAND_AT, hand)
+    k = 0
+    m = hand
+    while m != ZERO:
+        low = m & (~m + ONE)
+        out[SLOTS_AT + k * C + popcount(low - ONE)] = 1.0
+        m ^= low
+        k += 1
+    if state[DEAL_NUMBER] > 0:
+        put_one_hot(out, TRUMP_AT, state[K.TRUMP_CARD])
+    face_up = np.uint64(state[K.FACE_UP])
+    put_mask(out, FACE_UP_AT, face_up)
+    for q in range(N):
+        r = relative_seat(q, seat, N)
+        if r > 0:
+            put_mask(out, KNOWN_AT + (r - 1) * C, face_up & np.uint64(state[K.HANDS + q]))
+    own = ZERO
+    rows = state[TRICKS_DONE] + (1 if state[TRICKS_DONE] < K.MAX_TRICKS else 0)
+    for t in range(rows):
+        cell = t * N + seat
+        if state[K.PLAY_KIND + cell] == K.KIND_DISCARD:
+            own |= np.uint64(state[K.PLAYED + cell])
+    put_mask(out, DISCARDS_AT, own)
+    phase = state[PHASE]
+    if (phase == PHASE_PLAY or phase == K.PHASE_QUESTION) and state[TRICKS_DONE] < K.MAX_TRICKS:
+        row = state[TRICKS_DONE] * N
+        for q in range(N):
+            kind = state[K.PLAY_KIND + row + q]
+            if kind == 0:
+                continue
+            at = TRICK_AT + relative_seat(q, seat, N) * PLAY_WIDTH
+            cards = np.uint64(state[K.PLAYED + row + q])
+            if kind == K.KIND_DISCARD:
+                put_fraction(out, at + C, popcount(cards), H)
+            else:
+                put_mask(out, at, cards)
+            out[at + C + 1] = 1.0
+        put_one_hot(out, WINNER_AT, relative_seat(state[K.WINNING_SEAT], seat, N))
+        put_fraction(out, SIZE_AT, state[K.SET_SIZE], H)
+        out[MOLODKA_AT] = 1.0 if state[K.MOLODKA_DECLARED] else 0.0
+        out[QUESTION_AT] = 1.0 if phase == K.PHASE_QUESTION else 0.0
+    put_fraction(out, STOCK_AT, K.STOCK_SIZE - state[K.STOCK_NEXT], K.STOCK_SIZE)
+    team = seat & 1
+    put_fraction(out, TEAMS_AT, state[K.TEAM_TRICKS + team], K.MAX_TRICKS)
+    put_fraction(out, TEAMS_AT + 1, state[K.TEAM_TRICKS + 1 - team], K.MAX_TRICKS)
+    for s in range(N):
+        r = relative_seat(s, seat, N)
+        put_fraction(out, TOTALS_AT + r, state[TOTALS + s], K.LOSING_PENALTY)
+        put_fraction(out, POINTS_AT + r, state[DEAL_POINTS + s], K.DECK_POINTS)
+    put_one_hot(out, DEALER_AT, relative_seat(state[DEALER], seat, N))
+    put_one_hot(out, LEADER_AT, relative_seat(state[LEADER], seat, N))
+    put_one_hot(out, MOVER_AT, relative_seat(state[TO_MOVE], seat, N))
+    put_fraction(out, TRICKS_AT, state[TRICKS_DONE], K.MAX_TRICKS)
+
+
+@njit(cache=True)
+def index_of(state, action):
+    kind = K.action_kind(action)
+    if kind == K.KIND_MOLODKA:
+        return MOLODKA_INDEX
+    if kind == K.KIND_PASS:
+        return PASS_INDEX
+    cards = K.action_cards(action)
+    hand = np.uint64(state[K.HANDS + state[TO_MOVE]])
+    subset = 0
+    k = 0
+    m = hand
+    while m != ZERO:
+        low = m & (~m + ONE)
+        if cards & low != ZERO:
+            subset |= 1 << k
+        m ^= low
+        k += 1
+    base = DISCARD_BASE if kind == K.KIND_DISCARD else FACE_UP_BASE
+    return base + subset - 1
+
+
+@njit(cache=True)
+def legal_indices(state, mask, actions):
+    found = np.empty(K.MAX_ACTIONS, dtype=np.int64)
+    n = K.legal_actions(state, found)
+    mask[:] = 0
+    for i in range(n):
+        index = index_of(state, found[i])
+        mask[index] = 1
+        actions[index] = found[i]
+    return n
+

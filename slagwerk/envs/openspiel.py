@@ -1,0 +1,486 @@
+"""The four games as OpenSpiel Python games (docs/envs.md).
+
+>>> import pyspiel
+>>> from slagwerk.envs import openspiel as sw_openspiel
+>>> sw_openspiel.register()
+>>> game = pyspiel.load_game("python_slagwerk_coins", {"target": 3})
+>>> game.num_players()
+3
+
+:func:`register` registers ``python_slagwerk_<game>`` for every game that
+declares an observation encoding. A game's parameters are its options and
+``objective``: ``"match"`` (the default: the game is the whole match,
+returns are the outcome, win 1, draw 0, loss -1) or ``"deal"`` (the game
+ends when the current deal is scored; returns are the deal's normalised
+score mapped to [-1, 1]).
+
+- Deals are explicit chance nodes: the deal vector's cards one at a time
+  (uniform over the cards left), then any further uniform choice of the
+  game (Kozel: where in the stock the shown trump card lies).
+- Player actions are the game's compact action index
+  (:mod:`slagwerk.engine.encoding`).
+- ``information_state_string(p)`` has perfect recall over the whole match:
+  at each deal what ``p`` saw when it was dealt (its view), then every
+  action as ``p`` saw it (a face-down Kozel discard shows only its size)
+  and what ``p`` learnt privately (Kozel: the cards it drew).
+- ``observation_string(p)`` is ``p``'s view now (as JSON, without the
+  deal's history), ``observation_tensor(p)`` the game's encoding.
+- ``resample_from_infostate(p, sampler)`` redeals the cards ``p`` cannot
+  see with the engine's ``determinize``. The resampled state keeps ``p``'s
+  information state; the other seats' information states then begin with
+  their view at that point (their earlier private observations are not
+  replayed), and its action history is the original's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from ..engine import registry
+from ..engine.bits import make_rng
+from ..engine.game import State
+from ..engine.state import (
+    DEAL_COMPLETE,
+    DEAL_NUMBER,
+    OBJECTIVE_DEAL,
+    OBJECTIVE_MATCH,
+    PHASE,
+    PHASE_DEAL_PENDING,
+    PHASE_MATCH_OVER,
+    TO_MOVE,
+)
+from .encoded import load, seat_rewards, view_text
+from .encoded import require as _require
+
+pyspiel = _require("pyspiel", "openspiel", "slagwerk.envs.openspiel")
+
+OBJECTIVES = ("match", "deal")
+PREFIX = "python_slagwerk_"
+ACTIONS_PER_DEAL_BOUND = 256
+"""More player actions than any deal of any game takes (Kozel's molodka questions included)."""
+DEALS_PER_MATCH_BOUND = 1000
+"""``max_game_length`` of a whole match: a bound no real match reaches (a Kozel
+match of endless 60-60 deals could, in principle, go on for ever)."""
+
+
+def short_name(game_name: str) -> str:
+    return PREFIX + game_name
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every state of one parameterised game shares (kept outside the
+    ``pyspiel`` objects, whose Python attributes a copy may drop)."""
+
+    game: object  # the engine Game
+    module: object  # its observation module
+    objective: str
+    draws: int
+    choices: tuple
+    max_chance_outcomes: int
+    key: tuple
+
+    def __deepcopy__(self, memo):
+        return self  # shared by every state of the game
+
+    def __reduce__(self):
+        return _context, self.key
+
+
+@cache
+def _context(game_name: str, options: tuple, objective: str) -> _Context:
+    game, module = load(game_name, dict(options))
+    draws = module.dealt_positions(game.options_array)
+    choices = tuple(module.DEAL_CHOICES)
+    outcomes = max([game.deck.size] + [high + 1 for _, _, high in choices])
+    return _Context(game, module, objective, draws, choices, outcomes, (game_name, options, objective))
+
+
+def _game_type(game_name: str) -> pyspiel.GameType:
+    info = registry.game_info(game_name)
+    spec = info.options.get("players")
+    from ..engine import make_game
+
+    n = make_game(game_name).n_players
+    low, high = (spec.low, spec.high) if spec is not None else (n, n)
+    params = {key: option.default for key, option in info.options.items()}
+    params["objective"] = "match"
+    return pyspiel.GameType(
+        short_name=short_name(game_name),
+        long_name=f"slagwerk {info.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=high,
+        min_num_players=low,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=params,
+    )
+
+
+class SlagwerkGame(pyspiel.Game):
+    """One slagwerk game as an OpenSpiel game (subclassed per game by :func:`register`)."""
+
+    game_name = ""
+
+    def __init__(self, params=None):
+        params = dict(params or {})
+        info = registry.game_info(self.game_name)
+        objective = params.pop("objective", "match")
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
+        unknown = sorted(set(params) - set(info.options))
+        if unknown:
+            raise ValueError(f"unknown parameter {unknown[0]!r} for {self.game_name} "
+                             f"(parameters: {', '.join([*info.options, 'objective'])})")
+        options = tuple(sorted((key, int(value)) for key, value in params.items()))
+        context = _context(self.game_name, options, objective)
+        per_game = ACTIONS_PER_DEAL_BOUND * (1 if objective == "deal" else DEALS_PER_MATCH_BOUND)
+        game_info = pyspiel.GameInfo(
+            num_distinct_actions=context.module.NUM_ACTIONS,
+            max_chance_outcomes=context.max_chance_outcomes,
+            num_players=context.game.n_players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=None,
+            max_game_length=per_game,
+        )
+        super().__init__(_GAME_TYPES[self.game_name], game_info, {**dict(options), "objective": objective})
+
+    def _key(self) -> tuple:
+        params = self.get_parameters()
+        objective = params.pop("objective")
+        return self.game_name, tuple(sorted((k, int(v)) for k, v in params.items())), objective
+
+    def new_initial_state(self):
+        return SlagwerkState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"observation parameters are not supported: {params!r}")
+        recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        return _Observer(_context(*self._key()), recall)
+
+
+class _Step:
+    """One link of a state's history chain: the engine state after a step, and
+    the step (an action, or a completed deal). Immutable, so states share it:
+    a copy of a state copies no history. Information-state strings are
+    cached per seat on the link where they are first asked for."""
+
+    __slots__ = ("prev", "array", "mover", "action", "prefix", "cache")
+
+    def __init__(self, prev, array, mover=-1, action=-1, prefix=None):
+        self.prev = prev
+        self.array = array
+        self.mover = mover  # -1: a deal was completed here (or the root)
+        self.action = action  # the engine action
+        self.prefix = prefix  # root only: seat -> its information state so far, or None
+        self.cache = {}
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        # a long chain pickles as a flat list (nested links would recurse once per step)
+        links = []
+        node = self
+        while node is not None:
+            links.append((node.array, node.mover, node.action, node.prefix))
+            node = node.prev
+        return _chain, (links[::-1],)
+
+    def info(self, context: _Context, seat: int) -> str:
+        chain = []
+        node = self
+        while node is not None and seat not in node.cache:
+            chain.append(node)
+            node = node.prev
+        text = node.cache[seat] if node is not None else ""
+        for link in reversed(chain):
+            text = text + link.token(context, seat)
+            link.cache[seat] = text
+        return text
+
+    def token(self, context: _Context, seat: int) -> str:
+        game = context.game
+        if self.prev is None:  # the root
+            if self.prefix is None:
+                return ""
+            known = self.prefix.get(seat)
+            return known if known is not None else _seen_text(context, self.array, seat)
+        if self.mover < 0:
+            return f"\n[deal {int(self.array[DEAL_NUMBER])}] " + view_text(game, self.array, seat)
+        before = State(game, self.prev.array)
+        seen = game.seen_text(before, self.action, seat)
+        if seat == self.mover:  # the mover also knows what it chose (Koetsieren: a forehead slot)
+            chosen = game.action_text(before, self.action, seat)
+            seen = seen if chosen == seen else f"{chosen}={seen}"
+        text = f"\n{self.mover}:{seen}"
+        private = getattr(context.module, "private_events", None)
+        if private is not None:
+            text += private(game, self.prev.array, self.array, seat)
+        return text
+
+
+def _seen_text(context: _Context, array: np.ndarray, seat: int) -> str:
+    """What ``seat`` sees of ``array`` (the nonzero entries of its observation,
+    itself the seat's view only), compactly: the start of a resampled seat's
+    information state, asked for once per seat and simulation by a search."""
+    out = np.empty(context.module.OBSERVATION_SIZE, np.float32)
+    context.module.observe(array, seat, out)
+    nonzero = np.flatnonzero(out)
+    return "[seen] " + ",".join(f"{i}:{out[i]:.4g}" for i in nonzero.tolist())
+
+
+def _chain(links):
+    node = None
+    for array, mover, action, prefix in links:
+        node = _Step(node, array, mover, action, prefix)
+    return node
+
+
+class _Legal:
+    """The legal indices of an engine state and their engine actions (never
+    changed once made, so copies of a state share it)."""
+
+    __slots__ = ("mask", "actions", "indices")
+
+    def __init__(self, module, array):
+        self.mask = np.empty(module.NUM_ACTIONS, dtype=np.int8)
+        self.actions = np.empty(module.NUM_ACTIONS, dtype=np.int64)
+        module.legal_indices(array, self.mask, self.actions)
+        self.indices = tuple(np.flatnonzero(self.mask).tolist())
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class SlagwerkState(pyspiel.State):
+    """A match (or a deal) of a slagwerk game as an OpenSpiel state."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self._context = context = _context(*game._key())
+        kernels = context.game.kernels
+        array = np.zeros(kernels.STATE_SIZE, dtype=np.int64)
+        kernels.init_match(array, context.game.options_array)
+        self._deal = None  # the deal vector being drawn (chance), else None
+        self._drawn = 0  # chance events of the deal drawn so far
+        self._set_step(_Step(None, array))
+
+    # -- helpers
+    def _set_step(self, step: _Step) -> None:
+        """Move to ``step``'s engine state (every change of the state goes through here)."""
+        self._step = step
+        array = step.array
+        self._legal = None  # the array's _Legal, when asked for
+        phase = int(array[PHASE])
+        if phase == PHASE_MATCH_OVER or (phase == PHASE_DEAL_PENDING and self._context.objective == "deal"
+                                         and array[DEAL_COMPLETE]):
+            self._player = _TERMINAL
+        elif phase == PHASE_DEAL_PENDING:
+            self._player = _CHANCE
+        else:
+            self._player = int(array[TO_MOVE])
+
+    @property
+    def _array(self) -> np.ndarray:
+        return self._step.array
+
+    def engine_state(self) -> State:
+        """The engine state now (no history): for notation and pictures."""
+        return State(self._context.game, self._array.copy())
+
+    def engine_action(self, index: int) -> int:
+        """The engine action of legal index ``index``."""
+        return int(self._legal_table().actions[index])
+
+    def _legal_table(self) -> _Legal:
+        if self._legal is None:
+            self._legal = _Legal(self._context.module, self._step.array)
+        return self._legal
+
+    # -- the OpenSpiel API
+    def current_player(self):
+        return self._player
+
+    def is_terminal(self):
+        return self._player == _TERMINAL
+
+    def is_chance_node(self):
+        return self._player == _CHANCE
+
+    def _legal_actions(self, player):
+        if player != self._player:
+            return []
+        return list(self._legal_table().indices)
+
+    def chance_outcomes(self):
+        context = self._context
+        if self._drawn < context.draws:
+            taken = set() if self._deal is None else {int(c) for c in self._deal[: self._drawn]}
+            cards = [c for c in range(context.game.deck.size) if c not in taken]
+            p = 1.0 / len(cards)
+            return [(c, p) for c in cards]
+        _, low, high = context.choices[self._drawn - context.draws]
+        p = 1.0 / (high - low + 1)
+        return [(v, p) for v in range(low, high + 1)]
+
+    def _apply_action(self, action):
+        context = self._context
+        kernels = context.game.kernels
+        if self.is_chance_node():
+            if self._deal is None:
+                self._deal = np.zeros(kernels.DEAL_SIZE, dtype=np.int64)
+            if self._drawn < context.draws:
+                self._deal[self._drawn] = action
+            else:
+                self._deal[context.choices[self._drawn - context.draws][0]] = action
+            self._drawn += 1
+            if self._drawn == context.draws + len(context.choices):
+                self._finish_deal()
+            return
+        array = self._array.copy()
+        engine_action = self.engine_action(action)
+        kernels.apply_action(array, engine_action)
+        self._set_step(_Step(self._step, array, self._player, engine_action))
+
+    def _finish_deal(self):
+        context = self._context
+        deck = context.game.deck.size
+        taken = {int(c) for c in self._deal[: context.draws]}
+        rest = [c for c in range(deck) if c not in taken]
+        self._deal[context.draws : deck] = rest
+        array = self._array.copy()
+        context.game.kernels.apply_deal(array, self._deal)
+        self._deal = None
+        self._drawn = 0
+        self._set_step(_Step(self._step, array))
+
+    def _action_to_string(self, player, action):
+        context = self._context
+        if player == pyspiel.PlayerId.CHANCE:
+            if self._drawn < context.draws:
+                return f"deal {context.game.deck.name(action)} to position {self._drawn}"
+            return f"choose {action} for position {context.choices[self._drawn - context.draws][0]}"
+        if self._player != player or action not in self._legal_table().indices:
+            return f"action {action}"
+        return context.game.action_text(self.engine_state(), self.engine_action(action), player)
+
+    def returns(self):
+        context = self._context
+        n = context.game.n_players
+        if not self.is_terminal():
+            return [0.0] * n
+        objective = OBJECTIVE_DEAL if context.objective == "deal" else OBJECTIVE_MATCH
+        return seat_rewards(context.game.kernels, self._array, objective, n)
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        seed = int(probability_sampler() * (1 << 53))
+        return self.resample(player_id, make_rng(seed))
+
+    def resample(self, player: int, rng: np.ndarray) -> SlagwerkState:
+        """A state ``player`` cannot tell from this one, its unseen cards redealt
+        from ``rng`` by the engine's ``determinize``."""
+        other = self.clone()
+        if self._deal is not None:  # mid-deal chance: nothing dealt is seen yet
+            return other
+        array = self._array.copy()
+        self._context.game.kernels.determinize(array, player, rng)
+        other._set_step(_Step(None, array, prefix={player: self._step.info(self._context, player)}))
+        return other
+
+    def information_state_text(self, player: int) -> str:
+        return self._step.info(self._context, player)
+
+    def __str__(self):
+        context = self._context
+        text = context.game.render(State(context.game, self._array))
+        if self._deal is not None:
+            text += f"\n(dealing: {self._drawn} chance events drawn)"
+        return text
+
+
+class _Observer:
+    """OpenSpiel's observer: the game's encoding as the tensor (``perfect_recall``
+    off), and the seat's view or its perfect-recall history as the string."""
+
+    def __init__(self, context: _Context, perfect_recall: bool):
+        self.perfect_recall = perfect_recall
+        self.context = context
+        self.dict = {}
+        if perfect_recall:
+            self.tensor = np.zeros(0, np.float32)
+            return
+        self.tensor = np.zeros(context.module.OBSERVATION_SIZE, np.float32)
+        at = 0
+        for name, size in context.module.OBSERVATION_PARTS:
+            self.dict[name] = self.tensor[at : at + size]
+            at += size
+
+    def set_from(self, state, player):
+        if not self.perfect_recall:
+            self.context.module.observe(state._array, player, self.tensor)
+
+    def string_from(self, state, player):
+        if self.perfect_recall:
+            return state.information_state_text(player)
+        return view_text(self.context.game, state._array, player)
+
+
+_GAME_TYPES: dict[str, pyspiel.GameType] = {}
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+
+
+def register(games=None) -> list[str]:
+    """Register ``python_slagwerk_<game>`` with pyspiel for ``games`` (default: every
+    game with an observation encoding); returns the short names. Idempotent."""
+    names = []
+    for info in registry.game_infos():
+        if (games is not None and info.name not in games) or not info.observation:
+            continue
+        if info.name not in _GAME_TYPES:
+            _GAME_TYPES[info.name] = _game_type(info.name)
+            cls = type(f"Slagwerk{info.name.title()}Game", (SlagwerkGame,), {"game_name": info.name})
+            pyspiel.register_game(_GAME_TYPES[info.name], cls)
+        names.append(short_name(info.name))
+    return names
+
+
+def load_game(game_name: str, objective: str = "match", **options):
+    """The registered OpenSpiel game of ``game_name`` with ``options``."""
+    register([game_name])
+    return pyspiel.load_game(short_name(game_name), {**options, "objective": objective})
+
+
+def state_from_view(game, view: dict, seed: int) -> SlagwerkState:
+    """An OpenSpiel state of ``game`` that the view's seat cannot tell from the
+    true one: the engine's ``state_from_view`` (unseen cards dealt from ``seed``),
+    the seat's information state being the view itself (with its history)."""
+    import json
+
+    context = _context(*game._key())
+    engine_state = context.game.state_from_view(view, seed=seed)
+    state = game.new_initial_state()
+    seat = int(view["seat"])
+    prefix = {seat: "[view] " + json.dumps(view, separators=(",", ":"), sort_keys=True)}
+    state._set_step(_Step(None, engine_state.array.copy(), prefix=prefix))
+    return state
+
+
+def state_from_engine(game, engine_state: State) -> SlagwerkState:
+    """An OpenSpiel state of ``game`` at the engine state (everything seen: for
+    the perfect-information ``MCTSBot`` only)."""
+    state = game.new_initial_state()
+    state._set_step(_Step(None, engine_state.array.copy(), prefix={}))
+    return state

@@ -1,0 +1,198 @@
+"""The games as OpenSpiel Python games (slagwerk.envs.openspiel, docs/envs.md),
+and OpenSpiel's bots as slagwerk agents (agents/openspiel.py).
+
+OpenSpiel's own ``random_sim_test`` (with serialization) for every game;
+the no-leak property of information-state and observation strings: they do
+not change when only cards hidden from the seat change (docs/rules.md §2.2,
+§3.8); ``resample_from_infostate`` keeps the seat's information state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+
+import numpy as np
+import pytest
+
+if sys.version_info < (3, 11):
+    pytest.skip("OpenSpiel publishes wheels for Python 3.11 and newer only", allow_module_level=True)
+pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (extra [openspiel])")
+
+from slagwerk.agents import make  # noqa: E402
+from slagwerk.engine import make_game  # noqa: E402
+from slagwerk.engine.game import State  # noqa: E402
+from slagwerk.envs import openspiel as sw_openspiel  # noqa: E402
+
+GAMES = {"coins": {"target": 3}, "koetsieren": {"players": 3}, "kozel": {}, "aluette": {}}
+
+
+def test_every_game_is_registered():
+    assert sw_openspiel.register() == [f"python_slagwerk_{g}" for g in GAMES]
+    game = pyspiel.load_game("python_slagwerk_coins", {"target": 3})
+    assert game.num_players() == 3 and game.num_distinct_actions() == 48
+    assert game.get_parameters() == {"target": 3, "first_dealer": 0, "objective": "match"}
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("objective", ["deal", "match"])
+def test_random_sim_test_with_serialization(game, objective):
+    options = GAMES[game] if objective == "deal" or game != "kozel" else {}
+    os_game = sw_openspiel.load_game(game, objective=objective, **options)
+    pyspiel.random_sim_test(os_game, num_sims=2 if objective == "deal" else 1, serialize=True, verbose=False)
+
+
+def _cards_in(value, names: set[str]) -> set[str]:
+    """Every card named anywhere in a JSON view."""
+    if isinstance(value, str):
+        return {value} if value in names else set()
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return set().union(*(_cards_in(v, names) for v in value)) if value else set()
+    return set()
+
+
+def _play(os_game, chance, actions, stop):
+    """Replay chance events and engine actions (index looked up in each state); None if illegal."""
+    state = os_game.new_initial_state()
+    for card in chance:
+        state.apply_action(int(card))
+    for action in actions[:stop]:
+        table = state._legal_table()
+        index = [i for i in table.indices if table.actions[i] == action]
+        if not index:
+            return None
+        state.apply_action(index[0])
+    return state
+
+
+def _map_action(game_name, action, relabel):
+    """An engine action with its cards relabelled (only Kozel's actions name cards as masks;
+    Coins and Aluette play seen cards, which keep their labels)."""
+    if game_name != "kozel":
+        return action
+    from slagwerk.engine.kozel import kernels as K
+
+    cards = action & K.CARD_FIELD
+    mapped = 0
+    for c in range(K.DECK_SIZE):
+        if cards >> c & 1:
+            mapped |= 1 << relabel.get(c, c)
+    return (action & ~K.CARD_FIELD) | mapped
+
+
+_changed: dict[str, int] = {}
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("trial", range(4))
+def test_strings_do_not_change_when_only_hidden_cards_change(game, trial):
+    """docs/rules.md §2.2, §3.8: a seat's information-state string (perfect recall) and
+    observation string and tensor are the same in two deals that differ only in cards the
+    seat never saw, after the same actions."""
+    os_game = sw_openspiel.load_game(game, objective="deal", **GAMES[game])
+    context = sw_openspiel._context(*os_game._key())
+    engine_game = context.game
+    rng = np.random.default_rng(100 + trial)
+    state = os_game.new_initial_state()
+    chance = []
+    while state.is_chance_node():
+        outcomes = [a for a, _ in state.chance_outcomes()]
+        chance.append(int(rng.choice(outcomes)))
+        state.apply_action(chance[-1])
+    actions = []
+    seat = int(rng.integers(engine_game.n_players))
+    names = {engine_game.deck.name(c) for c in range(engine_game.deck.size)}
+    seen = _cards_in(json.loads(sw_openspiel.view_text(engine_game, state._array, seat)), names)
+    for _ in range(int(rng.integers(3, 30))):
+        if state.is_terminal():
+            break
+        index = int(rng.choice(state.legal_actions()))
+        actions.append(state.engine_action(index))
+        state.apply_action(index)
+        seen |= _cards_in(engine_game.view(State(engine_game, state._array), seat), names)
+    # relabel the cards this seat never saw, among themselves, in the deal
+    deck = [engine_game.deck.name(c) for c in range(engine_game.deck.size)]
+    hidden = [c for c in range(len(deck)) if deck[c] not in seen]
+    permuted = list(rng.permutation(hidden))
+    relabel = dict(zip(hidden, (int(c) for c in permuted)))
+    other_chance = [relabel.get(c, c) if i < context.draws else c for i, c in enumerate(chance)]
+    other = _play(os_game, other_chance, [_map_action(game, a, relabel) for a in actions], len(actions))
+    if other is None:
+        pytest.skip("the relabelled deal made a recorded action illegal (rare): nothing to compare")
+    _changed[game] = _changed.get(game, 0) + int(not np.array_equal(state._array, other._array))
+    assert other.information_state_string(seat) == state.information_state_string(seat)
+    assert other.observation_string(seat) == state.observation_string(seat)
+    assert other.observation_tensor(seat) == state.observation_tensor(seat)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_relabelled_deals_did_differ(game):
+    """The property above is not vacuous: the deals it compared were different."""
+    if game not in _changed:
+        for trial in range(4):
+            with contextlib.suppress(pytest.skip.Exception):
+                test_strings_do_not_change_when_only_hidden_cards_change(game, trial)
+    assert _changed.get(game, 0) > 0
+
+
+def test_the_information_state_remembers_earlier_deals():
+    os_game = sw_openspiel.load_game("coins", objective="match", target=30)
+    state = os_game.new_initial_state()
+    rng = np.random.default_rng(1)
+    while state.current_player() != pyspiel.PlayerId.TERMINAL and "[deal 2]" not in \
+            state.information_state_string(0):
+        if state.is_chance_node():
+            state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    text = state.information_state_string(0)
+    assert "[deal 1]" in text and "[deal 2]" in text
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_resampling_keeps_the_seats_information_state(game):
+    os_game = sw_openspiel.load_game(game, objective="deal", **GAMES[game])
+    state = os_game.new_initial_state()
+    rng = np.random.default_rng(3)
+    while state.is_chance_node():
+        state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+    for _ in range(4):  # a few plays: the hands are no longer as dealt
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    player = state.current_player()
+    sampler = pyspiel.UniformProbabilitySampler(7, 0.0, 1.0)
+    worlds = [state.resample_from_infostate(player, sampler) for _ in range(5)]
+    assert all(w.information_state_string(player) == state.information_state_string(player) for w in worlds)
+    assert all(w.legal_actions() == state.legal_actions() for w in worlds)
+    assert any(not np.array_equal(w._array, state._array) for w in worlds)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_openspiel_bots_play_legal_moves(game):
+    engine_game = make_game(game, **GAMES[game])
+    state = engine_game.new_match(seed=4)
+    view = state.view(state.to_move)
+    decision = make("openspiel-ismcts:simulations=20", engine_game, seed=1).decide(view)
+    assert decision.action in view["legal_actions"] and decision.stats["iterations"] == 20
+    again = make("openspiel-ismcts:simulations=20", engine_game, seed=1).decide(view)
+    assert again.action == decision.action  # seeded
+    cheat = make("openspiel-mcts:simulations=20", engine_game, seed=1).decide_true_state(state)
+    assert cheat.action in view["legal_actions"]
+
+
+def test_a_time_budget_stops_the_search():
+    engine_game = make_game("coins")
+    state = engine_game.new_match(seed=4)
+    decision = make("openspiel-ismcts:time_ms=30", engine_game, seed=1).decide(state.view(state.to_move))
+    assert decision.stats["iterations"] >= 1
+
+
+def test_openspiel_agents_play_a_tournament():
+    from slagwerk.experiments.tournament import TournamentConfig, run_tournament
+
+    config = TournamentConfig("koetsieren", ("random", "openspiel-ismcts:simulations=10,label=os"),
+                              deals=1, seed=1, bootstrap=20, options=(("players", 2),))
+    result = run_tournament(config, jobs=1, progress=False, save=False)
+    assert {row.agent for row in result.ratings.ranking} == {"random", "os"}
