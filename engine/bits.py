@@ -51,25 +51,25 @@ def _cttz(typingctx, x):
     return sig, codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def popcount(mask):
     """Number of cards in ``mask`` (uint64) as int64."""
     return np.int64(_ctpop(np.uint64(mask)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def lowest_bit(mask):
     """Index of the lowest card in ``mask`` (uint64); 64 for an empty mask."""
     return np.int64(_cttz(np.uint64(mask)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def bit(index):
     """The mask holding only card ``index``."""
     return ONE << np.uint64(index)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def has(mask, index):
     """True when card ``index`` is in ``mask``."""
     return (np.uint64(mask) >> np.uint64(index)) & ONE != ZERO
@@ -102,7 +102,7 @@ def kth_bit(mask, k):
     return select_bit(mask, k)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def select_bit(mask, k):
     """Index of the ``k``-th lowest card of ``mask``, for ``0 <= k < popcount(mask)``
     (unchecked). Narrows to a byte with three popcounts, then looks the bit up
@@ -204,7 +204,7 @@ def random_bits32(rng):
     return next_u64(rng) >> np.uint64(32)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def scale_below(bits32, n):
     """Map 32 random bits to a uniform int64 in ``[0, n)`` (multiply-shift).
 

@@ -56,6 +56,15 @@ def begin_deal(state):
         state[DEAL_POINTS + s] = 0
 
 
+@njit(cache=True)
+def copy_into(target, source):
+    """``target[:] = source`` for two equal-length int64 state arrays, as a plain
+    loop: numba's slice assignment compiles a shape-mismatch error path with
+    string formatting that costs seconds of every cold start."""
+    for i in range(source.shape[0]):
+        target[i] = source[i]
+
+
 @njit(cache=True, inline="always")
 def end_trick(state, winner):
     """Count a completed trick won by ``winner`` (or NOBODY) (in place)."""
@@ -124,13 +133,13 @@ def hand_actions(state, hands, out):
     return mask_to_indices(np.uint64(state[hands + state[TO_MOVE]]), out)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def left_of(seat, n):
     """The next seat clockwise."""
     return (seat + 1) % n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def right_of(seat, n):
     """The previous seat clockwise."""
     return (seat + n - 1) % n
@@ -144,7 +153,7 @@ def match_outcome_reward(state, out):
         out[s] = state[OUTCOME + s] * 0.5
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def team_of(seat):
     """Team of a seat in the partnership games: seats 0, 2 -> 0; 1, 3 -> 1."""
     return seat & 1

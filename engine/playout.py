@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from . import dispatch
+from .common import copy_into
 from .state import GAME, OBJECTIVE_DEAL, PHASE, PHASE_MATCH_OVER, TO_MOVE
 
 POLICY_RANDOM = 0
@@ -82,7 +83,7 @@ def random_deal_playouts(g, start, count, rng):
     state = start.copy()
     total = 0
     for _ in range(count):
-        state[:] = start
+        copy_into(state, start)
         dispatch.random_deal(g, state, rng, deal)
         dispatch.apply_deal(g, state, deal)
         total += play_deal(g, state, POLICY_RANDOM, rng, actions)
