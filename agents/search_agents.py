@@ -3,7 +3,10 @@
 ``ismcts`` and ``pimc`` decide from a seat's view: :meth:`Agent.state_for`
 fills the cards the seat cannot see at random, and the search redeals them
 from the seat's point of view in every iteration (ISMCTS) or world (PIMC),
-so the decision depends only on the view and the seed. ``cheat`` searches
+so the decision depends only on the view and the seed. With
+``belief=inferred`` the worlds are instead those of the seat's belief, rebuilt
+from the view's history at every decision (:mod:`slagwerk.search.belief`);
+``belief=auto`` (the default) takes the game's choice. ``cheat`` searches
 the true state with perfect-information UCT; it is labelled ``cheating``
 and only :func:`slagwerk.agents.match.play_match` style harnesses that call
 :meth:`decide_true_state` can use it: it measures what hidden information
@@ -11,7 +14,9 @@ costs and never plays against people.
 
 Every decision returns its search statistics in ``Decision.stats``:
 iterations, per action (in the seat's notation) visits and mean reward,
-seconds, tree nodes and tree memory.
+seconds, tree nodes and tree memory, and the belief used (with an inferred
+one, the worlds that agreed with the history, the effective sample size of
+their weights and the seconds it took).
 
 >>> from slagwerk.engine import make_game
 >>> from slagwerk.agents import make
@@ -28,6 +33,7 @@ from __future__ import annotations
 from ..engine.bits import derive_seed
 from ..engine.errors import InvalidViewError
 from ..engine.game import State
+from ..search.belief import BELIEFS, DEFAULT_PARTICLES, infer
 from ..search.ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP, ismcts
 from ..search.pimc import DEFAULT_ITERATIONS_PER_WORLD, DEFAULT_WORLDS, pimc, uct
 from ..search.tree import FINAL_CHOICES, OBJECTIVES, PLAYOUT_POLICIES, SearchResult
@@ -43,6 +49,20 @@ _COMMON = {
     "node_cap": ParamSpec(int, DEFAULT_NODE_CAP, "most tree nodes (memory bound)", 2, 1 << 26,
                           cap="max_nodes"),
 }
+
+
+_BELIEF = {
+    "belief": ParamSpec(str, "auto", "worlds searched: uniform deals, or inferred from the other seats' "
+                        "play (auto: the game's default)", choices=("auto", *BELIEFS)),
+    "belief_temperature": ParamSpec(float, 0.0, "temperature of the opponent model of belief=inferred; "
+                                    "0 uses the game's fitted value", 0.0, 1e6),
+    "belief_particles": ParamSpec(int, 0, "worlds replayed and resampled by belief=inferred; "
+                                  "0 uses the game's default", 0, 10000, cap="max_worlds"),
+}
+
+
+BELIEF_SEED = 18
+"""Mixed into a decision's seed for its belief, so the belief's draws differ from the search's."""
 
 
 def _final(default: str) -> ParamSpec:
@@ -87,6 +107,33 @@ class _SearchAgent(Agent):
             stats["worlds"] = result.worlds
         return Decision(game.action_text(state, result.action, seat), stats)
 
+    def _belief(self, state: State, view: dict) -> tuple:
+        """The worlds to search (None: determinize) and the belief's statistics."""
+        mode = self.config["belief"]
+        script = state.game.replay_script(view) if mode != "uniform" else None
+        if mode == "auto":
+            mode = "inferred" if script is not None and script.inferred_by_default else "uniform"
+        if mode == "uniform":
+            return None, {"belief": "uniform"}
+        temperature = self.config["belief_temperature"] or (
+            script.temperature if script is not None else 1.0)
+        belief = infer(state, script, state.to_move, temperature=temperature,
+                       particles=self.config["belief_particles"] or (
+                           script.particles if script is not None else DEFAULT_PARTICLES),
+                       seed=derive_seed(self.decision_seed(view), BELIEF_SEED))
+        stats = {"belief": "inferred" if belief.worlds is not None else "uniform (no world replayed)",
+                 "belief_agreed": belief.agreed, "belief_effective": round(belief.effective, 2),
+                 "belief_seconds": round(belief.seconds, 6)}
+        return belief.worlds, stats
+
+    def _budget_after(self, key: str, belief_stats: dict) -> dict:
+        """The search budget; a time budget pays for the belief first."""
+        budget = self._budget(key)
+        if "time_ms" in budget:
+            spent = belief_stats.get("belief_seconds", 0.0) * 1000.0
+            budget["time_ms"] = max(budget["time_ms"] - spent, 1.0)
+        return budget
+
     def _state_to_move(self, view: dict) -> State:
         state = self.state_for(view)
         if state.to_move < 0 or state.to_move != view.get("seat"):
@@ -103,14 +150,18 @@ class ISMCTSAgent(_SearchAgent):
         "iterations": ParamSpec(int, DEFAULT_ITERATIONS, "iterations per decision", 1, 10**9,
                                 cap="max_iterations"),
         **_COMMON,
+        **_BELIEF,
         "final": _final("most_visits"),
     }
 
     def decide(self, view: dict) -> Decision:
         state = self._state_to_move(view)
-        result = ismcts(state, state.to_move, seed=self.decision_seed(view),
-                        **self._budget("iterations"), **self._tree_options())
-        return self._decision(state, state.to_move, result)
+        worlds, belief_stats = self._belief(state, view)
+        result = ismcts(state, state.to_move, seed=self.decision_seed(view), worlds=worlds,
+                        **self._budget_after("iterations", belief_stats), **self._tree_options())
+        decision = self._decision(state, state.to_move, result)
+        decision.stats.update(belief_stats)
+        return decision
 
 
 class PIMCAgent(_SearchAgent):
@@ -126,6 +177,7 @@ class PIMCAgent(_SearchAgent):
                                           1, 10**9, cap="max_iterations"),
         "flat": ParamSpec(bool, False, "flat Monte Carlo per world instead of UCT"),
         **_COMMON,
+        **_BELIEF,
         "final": _final("best_mean"),
     }
 
@@ -138,10 +190,14 @@ class PIMCAgent(_SearchAgent):
 
     def decide(self, view: dict) -> Decision:
         state = self._state_to_move(view)
-        result = pimc(state, state.to_move, seed=self.decision_seed(view),
+        worlds, belief_stats = self._belief(state, view)
+        result = pimc(state, state.to_move, seed=self.decision_seed(view), worlds_from=worlds,
                       iterations_per_world=self.config["iterations_per_world"],
-                      flat=self.config["flat"], **self._budget("worlds"), **self._tree_options())
-        return self._decision(state, state.to_move, result)
+                      flat=self.config["flat"], **self._budget_after("worlds", belief_stats),
+                      **self._tree_options())
+        decision = self._decision(state, state.to_move, result)
+        decision.stats.update(belief_stats)
+        return decision
 
 
 class CheatAgent(_SearchAgent):

@@ -167,6 +167,36 @@ def _observed_actions(g, state, actions, n, observer, keys):
     return lambda g, state, actions, n, observer, keys: kernel(state, actions, n, observer, keys)
 
 
+def deal_from_world(g, world, template, rng, out):
+    """The game's optional ``deal_from_world`` (a deal vector that dealt ``world``,
+    for replaying a deal's history: :mod:`slagwerk.search.belief`); False for a
+    game without one."""
+    _python_call("deal_from_world")
+
+
+@overload(deal_from_world, prefer_literal=True, inline="always")
+def _deal_from_world(g, world, template, rng, out):
+    kernel = getattr(_module(g, "deal_from_world"), "deal_from_world", None)
+    if kernel is None:
+        return lambda g, world, template, rng, out: False
+    return lambda g, world, template, rng, out: kernel(world, template, rng, out)
+
+
+def history_action(g, world, state, key):
+    """The game's optional ``history_action``: the action a replayed history entry
+    ``key`` names in ``state``, the deal of ``world`` being replayed (-1 if
+    none); the key itself for a game without one."""
+    _python_call("history_action")
+
+
+@overload(history_action, prefer_literal=True, inline="always")
+def _history_action(g, world, state, key):
+    kernel = getattr(_module(g, "history_action"), "history_action", None)
+    if kernel is None:
+        return lambda g, world, state, key: key
+    return lambda g, world, state, key: kernel(world, state, key)
+
+
 def _constant(name: str, value_of):
     def python_side(g):
         _python_call(name)

@@ -285,6 +285,20 @@ class Game(ABC):
         at random from ``seed``. May raise :class:`InvalidViewError` for a check
         that needs the written state."""
 
+    def replay_script(self, view: dict):
+        """The deal's public history in ``view`` as a
+        :class:`~slagwerk.engine.replay.ReplayScript` (for beliefs that replay it),
+        or ``None`` for a game that cannot replay one. ``view`` is valid (it was
+        read by :meth:`state_from_view`) and a seat is to move in it; ``self``
+        has the view's options."""
+        return None
+
+    def card_places(self, array):
+        """int64[deck size]: where each card is in the state ``array`` (a number per
+        place the game's beliefs tell apart, -1 for a card played face up), or
+        ``None`` for a game without beliefs. For measuring beliefs."""
+        return None
+
     @abstractmethod
     def render(self, state: State, seat: int | None = None) -> str:
         """A short human-readable picture of ``state`` (from ``seat``'s viewpoint)."""

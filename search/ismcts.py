@@ -38,7 +38,7 @@ most one node per iteration."""
 def ismcts(state, seat: int | None = None, *, iterations: int | None = None,
            time_ms: float | None = None, c: float = DEFAULT_C, final: str = "most_visits",
            playout: str = "random", objective: str = "deal", node_cap: int = DEFAULT_NODE_CAP,
-           seed: int = 0) -> SearchResult:
+           seed: int = 0, worlds=None) -> SearchResult:
     """Search ``state`` (an engine ``State`` or its int64 array) for ``seat``.
 
     Parameters
@@ -64,6 +64,9 @@ def ismcts(state, seat: int | None = None, *, iterations: int | None = None,
         expanding.
     seed : int
         Seed of the search's generator.
+    worlds : int64[k, STATE_SIZE], optional
+        Worlds to draw from (uniformly, one per iteration) instead of
+        determinizing: a belief's resampled worlds (:mod:`slagwerk.search.belief`).
 
     :raises SearchError: for a bad parameter, or if nobody (or another seat) is to move.
     """
@@ -71,5 +74,5 @@ def ismcts(state, seat: int | None = None, *, iterations: int | None = None,
         iterations = DEFAULT_ITERATIONS
     return tree_search(
         state, seat, True, iterations=iterations, time_ms=time_ms, c=c, final=final,
-        playout=playout, objective=objective, node_cap=node_cap, seed=seed,
+        playout=playout, objective=objective, node_cap=node_cap, seed=seed, worlds=worlds,
     )

@@ -26,7 +26,8 @@ import numpy as np
 from numba import njit
 
 from ..engine import dispatch
-from ..engine.bits import make_rng
+from ..engine.bits import make_rng, rand_below
+from ..engine.common import copy_into
 from ..engine.registry import kernels_by_id
 from ..engine.state import GAME, MAX_SEATS, TO_MOVE
 from .deadline import CHECK_MASK, deadline_after, expired, interruptible
@@ -91,7 +92,7 @@ def _flat_world(g, world, iterations, policy, objective, rng, root_actions, n_ro
             break
         i = done % n_root
         done += 1
-        state[:] = world
+        copy_into(state, world)
         dispatch.apply_action(g, state, root_actions[i])
         simulate(g, state, objective, policy, rng, actions, deal_buffer, rewards)
         world_visits[i] += 1
@@ -102,7 +103,7 @@ def _flat_world(g, world, iterations, policy, objective, rng, root_actions, n_ro
 @njit(cache=True)
 def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, objective, rng,
                 nodes, values, meta, root_actions, n_root, visit_sums, mean_sums, worlds_tried,
-                deadline, stop):
+                deadline, stop, pool):
     """Search ``worlds`` determinizations of ``root`` for ``seat`` and add up the results.
 
     Parameters
@@ -127,6 +128,10 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
     deadline, stop
         Stop early (see :func:`slagwerk.search.tree.run_iterations`); at least
         one world is searched.
+    pool : int64[k, STATE_SIZE]
+        With ``k > 0``, each world is one of these picked uniformly (a belief's
+        resampled worlds, :mod:`slagwerk.search.belief`) instead of a
+        ``determinize`` of ``root``.
 
     Returns
     -------
@@ -142,8 +147,11 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
         if done > 0 and expired(deadline, stop):
             break
         done += 1
-        world[:] = root
-        dispatch.determinize(g, world, seat, rng)
+        if pool.shape[0] > 0:
+            copy_into(world, pool[rand_below(rng, pool.shape[0])])
+        else:
+            copy_into(world, root)
+            dispatch.determinize(g, world, seat, rng)
         if flat:
             iterations += _flat_world(g, world, iterations_per_world, policy, objective, rng, root_actions,
                                       n_root, world_visits, world_values, deadline, stop)
@@ -172,7 +180,8 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
 def pimc(state, seat: int | None = None, *, worlds: int | None = None,
          iterations_per_world: int = DEFAULT_ITERATIONS_PER_WORLD, time_ms: float | None = None,
          flat: bool = False, c: float = DEFAULT_C, final: str = "best_mean", playout: str = "random",
-         objective: str = "deal", node_cap: int = DEFAULT_NODE_CAP, seed: int = 0) -> SearchResult:
+         objective: str = "deal", node_cap: int = DEFAULT_NODE_CAP, seed: int = 0,
+         worlds_from=None) -> SearchResult:
     """Determinized search of ``state`` (a ``State`` or its int64 array) for ``seat``.
 
     The budget is ``worlds`` determinizations (default 40) or ``time_ms``
@@ -182,7 +191,9 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
     with the best reward averaged over worlds, ``"most_visits"`` the one
     visited most over all worlds. The other parameters are those of
     :func:`slagwerk.search.ismcts.ismcts`. ``SearchResult.values`` holds the
-    mean over worlds of each action's per-world mean reward.
+    mean over worlds of each action's per-world mean reward. ``worlds_from``
+    (int64[k, STATE_SIZE], optional) are the worlds to pick from instead of
+    determinizing (a belief's resampled worlds, :mod:`slagwerk.search.belief`).
 
     :raises SearchError: for a bad parameter, or if nobody (or another seat) is to move.
     """
@@ -212,14 +223,18 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
 
     per_world = int(iterations_per_world)
     budget = int(worlds) if worlds is not None else UNLIMITED_ITERATIONS
+    pool = (np.empty((0, root.shape[0]), np.int64) if worlds_from is None
+            else np.ascontiguousarray(worlds_from))
     kernel = dispatch.specialize(pimc_worlds, game, root, seat, budget, per_world, flag, c, policy,
                                  objective_code, rng, tree.nodes, tree.values, tree.meta, root_actions,
-                                 n_root, visit_sums, mean_sums, worlds_tried, 0.0, np.zeros(1, np.int64))
+                                 n_root, visit_sums, mean_sums, worlds_tried, 0.0, np.zeros(1, np.int64),
+                                 pool)
     start = time.perf_counter()  # the kernel is loaded (or compiled) by now: untimed
     with interruptible() as stop:
         done, iterations_run = kernel(game, root, seat, budget, per_world, flag, c, policy, objective_code,
                                       rng, tree.nodes, tree.values, tree.meta, root_actions, n_root,
-                                      visit_sums, mean_sums, worlds_tried, deadline_after(time_ms), stop)
+                                      visit_sums, mean_sums, worlds_tried, deadline_after(time_ms), stop,
+                                      pool)
     seconds = time.perf_counter() - start
     means = np.where(worlds_tried > 0, mean_sums / np.maximum(worlds_tried, 1), 0.0)
     tried = worlds_tried > 0

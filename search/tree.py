@@ -58,6 +58,7 @@ from numba import njit
 
 from ..engine import dispatch
 from ..engine.bits import make_rng, rand_below
+from ..engine.common import copy_into
 from ..engine.errors import SlagwerkError
 from ..engine.playout import POLICY_HEURISTIC, POLICY_RANDOM, playout
 from ..engine.registry import kernels_by_id
@@ -215,7 +216,7 @@ LOG_TABLE = np.log(np.maximum(np.arange(1 << 14, dtype=np.float64), 1.0))
 cheaper than ``log`` in the selection loop, which runs for every child)."""
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _log_count(k):
     if k < LOG_TABLE.shape[0]:
         return LOG_TABLE[k]
@@ -242,6 +243,15 @@ def _ucb_child(nodes, values, child_of, n, c):
 @njit(cache=True)
 def run_iterations(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
                    nodes, values, meta, deadline, stop):
+    """:func:`run_iterations_in` with every world drawn by the game's ``determinize``."""
+    no_worlds = np.empty((0, root.shape[0]), np.int64)
+    return run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
+                             nodes, values, meta, deadline, stop, no_worlds)
+
+
+@njit(cache=True)
+def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
+                      nodes, values, meta, deadline, stop, worlds):
     """Run up to ``iterations`` more MCTS iterations from ``root`` into the tree (in
     place), stopping early at ``deadline`` or when ``stop[0]`` is raised
     (:mod:`slagwerk.search.deadline`; at least one iteration runs).
@@ -269,6 +279,10 @@ def run_iterations(g, root, seat, determinize_each, iterations, c, policy, objec
         ``time.perf_counter()`` value at which to stop (``inf``: none).
     stop : int64[1]
         Raised (non-zero) from outside to stop (a signal, see ``interruptible``).
+    worlds : int64[k, STATE_SIZE]
+        With ``k > 0`` and ``determinize_each``, each iteration starts from one of
+        these worlds picked uniformly (a belief's resampled worlds,
+        :mod:`slagwerk.search.belief`) instead of a fresh ``determinize``.
 
     Returns
     -------
@@ -285,14 +299,18 @@ def run_iterations(g, root, seat, determinize_each, iterations, c, policy, objec
     rewards = np.zeros(MAX_SEATS, np.float64)
     path = np.empty(MAX_PATH, np.int64)
     may_hide = determinize_each != 0 and dispatch.hides_actions(g)
+    n_worlds = worlds.shape[0]
     done = 0
     while done < iterations:
         if done > 0 and (done & CHECK_MASK) == 0 and expired(deadline, stop):
             break
         done += 1
-        state[:] = root
-        if determinize_each:
-            dispatch.determinize(g, state, seat, rng)
+        if determinize_each and n_worlds > 0:
+            copy_into(state, worlds[rand_below(rng, n_worlds)])
+        else:
+            copy_into(state, root)
+            if determinize_each:
+                dispatch.determinize(g, state, seat, rng)
         node = ROOT
         path[0] = ROOT
         depth = 0
@@ -494,9 +512,11 @@ def state_array(state) -> np.ndarray:
 
 
 def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, final, playout,
-                objective, node_cap, seed) -> SearchResult:
-    """Run :func:`run_iterations` on ``state`` under a budget; the common driver of
-    SO-ISMCTS (``determinize_each``) and UCT on a fixed world (not)."""
+                objective, node_cap, seed, worlds=None) -> SearchResult:
+    """Run :func:`run_iterations_in` on ``state`` under a budget; the common driver of
+    SO-ISMCTS (``determinize_each``) and UCT on a fixed world (not). ``worlds``
+    (int64[k, STATE_SIZE], optional) are the worlds ISMCTS draws from instead of
+    determinizing (a belief's, :mod:`slagwerk.search.belief`)."""
     root = state_array(state)
     seat = check_position(root, seat)
     check_budget(iterations, time_ms)
@@ -515,12 +535,14 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
 
     game = int(root[GAME])
     budget = int(iterations) if iterations is not None else UNLIMITED_ITERATIONS
-    kernel = dispatch.specialize(run_iterations, game, root, seat, flag, budget, c, policy, objective_code,
-                                 rng, tree.nodes, tree.values, tree.meta, 0.0, np.zeros(1, np.int64))
+    pool = np.empty((0, root.shape[0]), np.int64) if worlds is None else np.ascontiguousarray(worlds)
+    kernel = dispatch.specialize(run_iterations_in, game, root, seat, flag, budget, c, policy,
+                                 objective_code, rng, tree.nodes, tree.values, tree.meta, 0.0,
+                                 np.zeros(1, np.int64), pool)
     start = time.perf_counter()  # the kernel is loaded (or compiled) by now: untimed
     with interruptible() as stop:
         done = kernel(game, root, seat, flag, budget, c, policy, objective_code, rng, tree.nodes,
-                      tree.values, tree.meta, deadline_after(time_ms), stop)
+                      tree.values, tree.meta, deadline_after(time_ms), stop, pool)
     seconds = time.perf_counter() - start
     actions, visits, values, _ = tree.root_statistics(kernels_by_id(game).MAX_ACTIONS)
     return SearchResult(

@@ -24,6 +24,8 @@ from ..views import (
 )
 from . import INFO
 from . import kernels as K
+from .replay import card_places as _card_places
+from .replay import replay_script as _replay_script
 
 GAME_KEYS = ("hand", "trick", "played", "tricks_won", "first_win", "last_win", "hand_sizes")
 VIEW_KEYS = COMMON_KEYS + GAME_KEYS
@@ -197,6 +199,13 @@ class Aluette(Game):
             array[K.FIRST_WIN + s] = -1 if parts.first[s] is None else parts.first[s]
             array[K.LAST_WIN + s] = -1 if parts.last[s] is None else parts.last[s]
         array[K.SPOILED] = view["tricks_done"] - sum(parts.won)
+
+    # -------------------------------------------------------------- beliefs
+    def replay_script(self, view: dict):
+        return _replay_script(self, view)
+
+    def card_places(self, array):
+        return _card_places(array)
 
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:

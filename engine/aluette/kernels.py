@@ -586,3 +586,37 @@ def heuristic_action(state, rng):
         ):
             choice, choice_score, choice_strength = card, score, strength
     return choice
+
+
+# ------------------------------------------------------------ belief replay
+
+
+@njit(cache=True)
+def deal_from_world(world, template, rng, out):
+    """The deal vector that dealt ``world`` (int64[DEAL_SIZE] into ``out``), for
+    replaying the deal's history in it (:mod:`slagwerk.search.belief`).
+
+    ``template`` is a deal vector with every card already played this deal in
+    its player's block and -1 elsewhere; the -1 places of a seat's block take
+    the cards it holds in ``world``, the undealt places the world's unused
+    cards (hidden cards never move in Aluette). False if the counts disagree.
+    ``rng`` is not used.
+    """
+    for i in range(DEAL_SIZE):
+        out[i] = template[i]
+    for seat in range(N_SEATS + 1):
+        if seat < N_SEATS:
+            cards = np.uint64(world[HANDS + seat])
+            start, size = seat * HAND_SIZE, HAND_SIZE
+        else:
+            cards = np.uint64(world[UNDEALT])
+            start, size = N_SEATS * HAND_SIZE, DECK_SIZE - N_SEATS * HAND_SIZE
+        for k in range(size):
+            if out[start + k] < 0:
+                if cards == ZERO:
+                    return False
+                out[start + k] = popcount((cards & (~cards + ONE)) - ONE)
+                cards &= cards - ONE
+        if cards != ZERO:
+            return False
+    return True

@@ -23,6 +23,8 @@ from ..views import (
 )
 from . import INFO
 from . import kernels as K
+from .replay import card_places as _card_places
+from .replay import replay_script as _replay_script
 
 VIEW_KEYS = COMMON_KEYS + ("hand", "trick", "played", "hand_sizes")
 
@@ -110,6 +112,13 @@ class Coins(Game):
         masks, _ = deal_hidden(view["seat"], parts.hand, known, K.DECK_SIZE, parts.sizes, seed)
         array[K.HANDS : K.HANDS + K.N_SEATS] = masks
         write_trick(array, parts.trick, parts.played, K.TRICK, K.N_IN_TRICK, K.GONE)
+
+    # -------------------------------------------------------------- beliefs
+    def replay_script(self, view: dict):
+        return _replay_script(self, view)
+
+    def card_places(self, array):
+        return _card_places(array)
 
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:

@@ -75,17 +75,17 @@ N_IN_TRICK = LAYOUT.offset["n_in_trick"]
 GONE = LAYOUT.offset["gone"]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def suit_of(card):
     return card // N_RANKS
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rank_of(card):
     return card % N_RANKS
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def trick_winner_position(c0, c1, c2):
     """Position (0, 1, 2 in play order) of the card that wins the trick.
 
@@ -127,7 +127,7 @@ TRICK_WINNER = _winner_table()
 branches unpredictable, which costs more than the memory access."""
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def coins_in(c0, c1, c2):
     """Number of coins-suit cards among three cards."""
     return popcount((bit(c0) | bit(c1) | bit(c2)) & COINS_MASK)
@@ -343,3 +343,34 @@ def heuristic_action(state, rng):
             best = card
     return best
 
+
+
+# ------------------------------------------------------------ belief replay
+
+
+@njit(cache=True)
+def deal_from_world(world, template, rng, out):
+    """The deal vector that dealt ``world`` (int64[DEAL_SIZE] into ``out``), for
+    replaying the deal's history in it (:mod:`slagwerk.search.belief`).
+
+    ``template`` is a deal vector with every card already played this deal in
+    its player's block and -1 elsewhere; the -1 places of a seat's block take
+    the cards it holds in ``world`` (hidden cards never move in Coins, so they
+    were dealt where the world has them). Returns False if the counts
+    disagree. ``rng`` is not used.
+    """
+    for i in range(DEAL_SIZE):
+        out[i] = template[i]
+    for seat in range(N_SEATS):
+        hand = np.uint64(world[HANDS + seat])
+        for k in range(HAND_SIZE):
+            at = seat * HAND_SIZE + k
+            if out[at] < 0:
+                if hand == ZERO:
+                    return False
+                card = popcount((hand & (~hand + ONE)) - ONE)
+                hand &= hand - ONE
+                out[at] = card
+        if hand != ZERO:
+            return False
+    return True

@@ -35,6 +35,8 @@ from ..views import (
 )
 from . import INFO
 from . import kernels as K
+from .replay import card_places as _card_places
+from .replay import replay_script as _replay_script
 
 VIEW_KEYS = COMMON_KEYS + ("trump_maker", "trump", "bids", "tricks_won", "hands", "trick", "played")
 HAND_KEYS = ("table", "forehead", "hidden")
@@ -333,6 +335,13 @@ class Koetsieren(Game):
             best = K.trick_winner_position(np.array(trick, np.int64), len(trick), array[K.TRUMP])
             array[K.TRICK_BEST] = best
         array[LAST_TRICK_WINNER] = view["leader"] if view["tricks_done"] else -1
+
+    # -------------------------------------------------------------- beliefs
+    def replay_script(self, view: dict):
+        return _replay_script(self, view)
+
+    def card_places(self, array):
+        return _card_places(array)
 
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:

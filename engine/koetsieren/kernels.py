@@ -139,23 +139,23 @@ TRICK_BEST = LAYOUT.offset["trick_best"]
 ALL_SLOTS = (1 << SLOTS_PER_SEAT) - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def suit_of(card):
     return card // N_RANKS
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rank_of(card):
     return card % N_RANKS
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def suit_mask(suit):
     """Mask of the eight cards of ``suit``."""
     return np.uint64(SUIT_RUN) << np.uint64(suit * N_RANKS)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def next_seat(seat, n):
     """The seat clockwise of ``seat``: ``left_of`` without a division (it runs
     after every card played)."""
@@ -163,7 +163,7 @@ def next_seat(seat, n):
     return 0 if seat == n else seat
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def is_forehead(slot):
     """True for the forehead slots ``F1`` and ``F2``."""
     return SLOT_F1 <= slot <= SLOT_F2
@@ -175,7 +175,7 @@ def slot_card(state, seat, slot):
     return state[SLOTS + seat * SLOTS_PER_SEAT + slot]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def beats(card, best, trump):
     """True when ``card`` beats ``best``, the card winning the trick so far.
 
@@ -729,3 +729,77 @@ def heuristic_action(state, rng):
     if phase == PHASE_TRUMP:
         return _heuristic_trump(state, seat)
     return np.int64(-1)
+
+
+# ------------------------------------------------------------ belief replay
+
+CARD_KEY = 64
+"""A replayed play is written ``CARD_KEY + card`` (:func:`history_action`): a view
+names the card another seat played, not the slot it came from."""
+
+
+@njit(cache=True)
+def history_action(world, state, key):
+    """The action of ``state``'s seat to move that a history entry ``key`` names:
+    ``CARD_KEY + card`` is the slot holding that card (-1 if none), any other
+    key is the action itself (``world`` is not needed)."""
+    if key < CARD_KEY:
+        return key
+    seat = state[TO_MOVE]
+    for slot in range(SLOTS_PER_SEAT):
+        if state[SLOTS + seat * SLOTS_PER_SEAT + slot] == key - CARD_KEY:
+            return np.int64(slot)
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def deal_from_world(world, template, rng, out):
+    """A deal vector that dealt ``world`` (int64[DEAL_SIZE] into ``out``), for
+    replaying the deal's history in it (:mod:`slagwerk.search.belief`).
+
+    ``template`` is int64[2 * N_SEATS * SLOTS_PER_SEAT]: first, per slot of the
+    deal, -1 for a slot that still holds its card (taken from ``world``) and
+    -2 for a played one; then, per seat, the cards it has played (-1 after
+    them). A view does not say which slot a played card came from, so each
+    seat's played cards go to its played slots in a random order. False if
+    the counts disagree.
+    """
+    n = world[N_PLAYERS]
+    size = N_SEATS * SLOTS_PER_SEAT
+    dealt = ZERO
+    for seat in range(n):
+        played = np.empty(SLOTS_PER_SEAT, np.int64)
+        count = 0
+        for k in range(SLOTS_PER_SEAT):
+            card = template[size + seat * SLOTS_PER_SEAT + k]
+            if card >= 0:
+                played[count] = card
+                count += 1
+        for k in range(count - 1, 0, -1):  # shuffle the played cards
+            j = rand_below(rng, k + 1)
+            tmp = played[k]
+            played[k] = played[j]
+            played[j] = tmp
+        used = 0
+        for slot in range(SLOTS_PER_SEAT):
+            at = seat * SLOTS_PER_SEAT + slot
+            if template[at] == -2:
+                if used >= count:
+                    return False
+                out[at] = played[used]
+                used += 1
+            else:
+                out[at] = world[SLOTS + at]
+                if out[at] == EMPTY_SLOT:
+                    return False
+            dealt |= bit(out[at])
+        if used != count:
+            return False
+    rest = ALL_CARDS & ~dealt
+    for i in range(n * SLOTS_PER_SEAT, DECK_SIZE):
+        if rest == ZERO:
+            return False
+        card = popcount((rest & (~rest + ONE)) - ONE)
+        rest &= rest - ONE
+        out[i] = card
+    return True

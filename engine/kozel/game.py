@@ -43,6 +43,8 @@ from ..views import (
 )
 from . import INFO
 from . import kernels as K
+from .replay import card_places as _card_places
+from .replay import replay_script as _replay_script
 
 VIEW_KEYS = COMMON_KEYS + (
     "hand",  # this seat's cards
@@ -334,6 +336,13 @@ class Kozel(Game):
         if view["to_move"] is not None:
             _write_trick(array, view, parts.current, parts.sizes, parts.hand)
             K.determinize(array, seat, make_rng(seed))
+
+    # -------------------------------------------------------------- beliefs
+    def replay_script(self, view: dict):
+        return _replay_script(self, view)
+
+    def card_places(self, array):
+        return _card_places(array)
 
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:

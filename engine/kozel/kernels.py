@@ -170,17 +170,17 @@ TEAM_TRICKS = LAYOUT.offset["team_tricks"]
 # ------------------------------------------------------------------ cards
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def suit_of(card):
     return card // N_RANKS
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rank_of(card):
     return card % N_RANKS
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def suit_mask(suit):
     """The mask of the nine cards of ``suit``."""
     return SUIT_RUN << np.uint64(suit * N_RANKS)
@@ -265,12 +265,12 @@ def holds_molodka(hand):
     return h & suit_mask(suit_of(lowest_bit(h))) == h
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def action_kind(action):
     return action >> KIND_SHIFT
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def action_cards(action):
     return np.uint64(action & CARD_FIELD)
 
@@ -295,7 +295,7 @@ def observed_actions(state, actions, n, observer, keys):
     return hidden
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def team_of(seat):
     return seat & 1
 
@@ -669,8 +669,12 @@ def returns(state, objective, out):
 # ------------------------------------------------------------ determinization
 
 DETERMINIZE_TRIES = 20
-"""Redeals tried until the seats known to hold no molodka hold none (then the
-last one is kept: such a world is merely unlikely, never unplayable)."""
+"""Whole redeals tried when a seat known to hold no molodka cannot be dealt a
+hand without one after the molodka and trump cards were placed (never seen in
+the consistency tests; the last redeal is then kept)."""
+MOLODKA_REDRAWS = 64
+"""Redraws of one seat's hidden hand cards until it holds no molodka (a
+random hand is a molodka about one time in a hundred)."""
 
 # Slots of hidden cards, for determinize: hands, then played[t*4+p], then the stock.
 SLOT_HANDS = 0
@@ -703,6 +707,17 @@ def _take_random(pool, count, rng):
 
 
 @njit(cache=True)
+def _before_play(state, seat):
+    """The cards ``seat`` played face up (a lead or a beat) in the current trick;
+    none for a face-down discard (redealt apart from the hand) or no play."""
+    cell = state[TRICKS_DONE] * N_SEATS + seat
+    kind = state[PLAY_KIND + cell]
+    if kind in (KIND_LEAD, KIND_BEAT):
+        return np.uint64(state[PLAYED + cell])
+    return ZERO
+
+
+@njit(cache=True)
 def _molodka_constraints(state, observer):
     """Seats (masks) other than ``observer`` that are known to hold a molodka
     now, and seats known to hold none, from the current trick's questions.
@@ -711,6 +726,8 @@ def _molodka_constraints(state, observer):
     was asked at the latest question point exactly when it held a molodka,
     and its hand has not changed since. Only at the first point of a trick
     (before the lead) are the seats after the one being asked still unknown.
+    A seat that played face up without being asked held none before it
+    played: its hand and those cards (:func:`_before_play`) hold none.
     """
     must = 0
     must_not = 0
@@ -720,7 +737,13 @@ def _molodka_constraints(state, observer):
     first = state[ORIGINAL_LEADER]
     for pos in range(N_SEATS):
         seat = (first + pos) % N_SEATS
-        if seat == observer or state[row + seat] != 0:
+        if seat == observer:
+            continue
+        if state[row + seat] != 0:
+            played = _before_play(state, seat)
+            if played != ZERO and state[ASKED] & (1 << seat) == 0 and popcount(
+                    np.uint64(state[HANDS + seat]) | played) == HAND_SIZE:
+                must_not |= 1 << seat
             continue
         if popcount(np.uint64(state[HANDS + seat])) != HAND_SIZE:
             continue
@@ -777,7 +800,7 @@ def _trump_stock_places(state):
     return first, max(TRUMP_LAST_PLACE - first + 1, 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _slot_seat(slot):
     """The seat whose hand (or discard) a determinize slot below ``SLOT_STOCK`` is."""
     if slot < SLOT_PLAYED:
@@ -844,11 +867,13 @@ def determinize(state, observer, rng):
       a middle card: in its hand, or in a discard made after that draw
       (:func:`_trump_slot` weighs the places);
     - seats asked about a molodka in the current trick that have not played
-      hold four cards of one suit, and seats that were not asked hold none
-      (redealt up to ``DETERMINIZE_TRIES`` times);
+      hold four cards of one suit (dealt one), and seats that were not asked
+      hold none (their hidden cards are redrawn until they hold none);
     - each face-down discard stays in its trick, so the piles are recounted.
 
-    What past questions revealed about earlier hands is not used.
+    What past questions revealed about earlier hands is not used here: the
+    inferred belief (:mod:`slagwerk.search.belief`) replays the deal's
+    history in each world and drops those that disagree with it.
     """
     face_up = np.uint64(state[FACE_UP])
     tricks = state[TRICKS_DONE]
@@ -899,16 +924,27 @@ def determinize(state, observer, rng):
                 dealt[slot] |= trump_bit
                 left[slot] -= 1
                 rest &= ~trump_bit
+        # Seats known to hold no molodka are dealt first, each redrawn until it
+        # holds none (constructive: no world is kept that breaks the questions).
+        clash = False
+        for p in range(N_SEATS):
+            if must_not & (1 << p) and left[SLOT_HANDS + p] > 0:
+                known = ((np.uint64(state[HANDS + p]) & face_up) | dealt[SLOT_HANDS + p]
+                         | _before_play(state, p))
+                cards = _take_random(rest, left[SLOT_HANDS + p], rng)
+                for _ in range(MOLODKA_REDRAWS):
+                    if not holds_molodka(known | cards):
+                        break
+                    cards = _take_random(rest, left[SLOT_HANDS + p], rng)
+                clash = clash or holds_molodka(known | cards)
+                dealt[SLOT_HANDS + p] |= cards
+                left[SLOT_HANDS + p] = 0
+                rest &= ~cards
         for i in range(N_SLOTS):
             if left[i] > 0:
                 cards = _take_random(rest, left[i], rng)
                 dealt[i] |= cards
                 rest &= ~cards
-        clash = False
-        for p in range(N_SEATS):
-            if must_not & (1 << p):
-                hand = (np.uint64(state[HANDS + p]) & face_up) | dealt[SLOT_HANDS + p]
-                clash = clash or holds_molodka(hand)
         if not clash:
             break
     _write_world(state, observer, dealt, face_up, rows, rng)
@@ -1175,3 +1211,129 @@ def heuristic_action(state, rng):
             best_value = value
             best = actions[i]
     return best
+
+
+# ------------------------------------------------------------ belief replay
+
+@njit(cache=True)
+def history_action(world, state, key):
+    """The action a replayed history entry ``key`` names in ``state``, replaying the
+    deal of ``world``: another seat's face-down discard, seen only as its size,
+    is the discard that seat made in ``world`` (its cards in the trick being
+    replayed); any other key is the action itself."""
+    if action_kind(key) == KIND_UNSEEN_DISCARD:
+        cards = world[PLAYED + state[TRICKS_DONE] * N_SEATS + state[TO_MOVE]]
+        return np.int64(KIND_DISCARD << KIND_SHIFT) | cards
+    return key
+
+
+NOT_PLAYED = MAX_TRICKS + 1
+"""The trick in which a card still in a hand is needed (never, so far)."""
+
+
+@njit(cache=True)
+def deal_from_world(world, template, rng, out):
+    """A deal vector that dealt ``world`` (int64[DEAL_SIZE] into ``out``), for
+    replaying the deal's history in it (:mod:`slagwerk.search.belief`).
+
+    The draws after each finished trick are public (its winner first, as many
+    rounds as the trick had cards per play), so every stock position already
+    drawn belongs to a known seat and trick. Each seat's cards (its hand and
+    its plays in ``world``) are spread over its four dealt places and its
+    draws at random, a card played in trick ``t`` only to a place it had
+    before trick ``t``, taking the latest draws first (the sets of cards
+    allowed are nested, so this never fails when some spread exists). The
+    shown trump card goes first, to a middle position (docs/rules.md §3.5):
+    where it lies in the stock, or one of its owner's middle draws. The
+    rest of the stock is the world's. False when no spread exists (a card a
+    molodka gave back and that was played again may need an earlier place
+    than its last play says). ``template`` is not used.
+    """
+    owner = np.full(STOCK_SIZE, -1, np.int64)
+    when = np.full(STOCK_SIZE, -1, np.int64)
+    place = 0
+    tricks = min(world[TRICKS_DONE], MAX_TRICKS)
+    for t in range(tricks):
+        first = world[TRICK_WINNERS + t]
+        rounds = popcount(np.uint64(world[PLAYED + t * N_SEATS + first]))
+        for _ in range(rounds):
+            for i in range(N_SEATS):
+                if place < STOCK_SIZE:
+                    owner[place] = (first + i) % N_SEATS
+                    when[place] = t
+                    place += 1
+    if place != world[STOCK_NEXT]:
+        return False
+    rows = tricks + 1 if tricks < MAX_TRICKS else MAX_TRICKS
+    need = np.full(DECK_SIZE, NOT_PLAYED, np.int64)  # trick in which the card is first needed
+    holder = np.full(DECK_SIZE, -1, np.int64)
+    for p in range(N_SEATS):
+        m = np.uint64(world[HANDS + p])
+        while m != ZERO:
+            holder[lowest_bit(m)] = p
+            m &= m - ONE
+        for t in range(rows):
+            m = np.uint64(world[PLAYED + t * N_SEATS + p])
+            while m != ZERO:
+                card = lowest_bit(m)
+                holder[card] = p
+                need[card] = min(need[card], t)
+                m &= m - ONE
+    trump = world[TRUMP_CARD]
+    trump_place = -1
+    for i in range(world[STOCK_NEXT], STOCK_SIZE):
+        out[DEAL_STOCK + i] = world[STOCK + i]
+        if world[STOCK + i] == trump:
+            trump_place = i
+    taken = np.zeros(STOCK_SIZE, np.bool_)
+    if trump_place < 0:  # drawn: one of its holder's middle draws before it was needed
+        p = holder[trump]
+        count = 0
+        for i in range(TRUMP_FIRST_PLACE, min(TRUMP_LAST_PLACE + 1, place)):
+            if owner[i] == p and when[i] < need[trump]:
+                count += 1
+        if p < 0 or count == 0:
+            return False
+        k = rand_below(rng, count)
+        for i in range(TRUMP_FIRST_PLACE, min(TRUMP_LAST_PLACE + 1, place)):
+            if owner[i] == p and when[i] < need[trump]:
+                if k == 0:
+                    trump_place = i
+                    break
+                k -= 1
+        out[DEAL_STOCK + trump_place] = trump
+        taken[trump_place] = True
+    elif trump_place < TRUMP_FIRST_PLACE:
+        return False
+    out[DEAL_TRUMP_POSITION] = trump_place
+    for p in range(N_SEATS):
+        cards = ZERO
+        for c in range(DECK_SIZE):
+            if holder[c] == p and c != trump:
+                cards |= bit(c)
+        # the seat's draws, latest first, then its four dealt places
+        for i in range(place - 1, -1 - HAND_SIZE, -1):
+            if i >= 0:
+                if owner[i] != p or taken[i]:
+                    continue
+                after = when[i]
+            else:
+                after = -1
+            allowed = ZERO
+            m = cards
+            while m != ZERO:
+                card = lowest_bit(m)
+                m &= m - ONE
+                if need[card] > after:
+                    allowed |= bit(card)
+            if allowed == ZERO:
+                return False
+            card = random_card(allowed, rng)
+            cards &= ~bit(card)
+            if i >= 0:
+                out[DEAL_STOCK + i] = card
+            else:
+                out[p * HAND_SIZE + (-1 - i)] = card
+        if cards != ZERO:
+            return False
+    return True

@@ -1,0 +1,75 @@
+"""Kozel: a view's deal history as a replay script (:mod:`slagwerk.engine.replay`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..replay import ReplayScript, deal_start, script
+from ..state import TRICKS_DONE
+from . import kernels as K
+
+MODEL = (1.5, 256, False)
+"""The opponent model's temperature, the worlds an inferred belief replays, and
+whether ``belief=inferred`` is the default (only where measured stronger).
+
+The temperature fitted to the built-in agents' moves by maximum likelihood
+(``slagwerk.experiments.belief_model``) is about 0.47 in every game, but a
+belief that sharp located the hidden cards worse than ``uniform`` (it
+trusts a model that is only approximately right, and Kozel's and
+Koetsieren's replays guess when cards were drawn or which slot a card came
+from); 1.5 measured better in every game (``slagwerk experiment belief``,
+see the README). The worlds keep a 1,000-iteration decision near 1.5 times
+its ``uniform`` cost (``slagwerk bench``)."""
+
+
+def replay_script(game, view: dict) -> ReplayScript:
+    """Answers and plays are actions as they are; another seat's face-down
+    discard is only its size (the key ``observed_actions`` gives it). The
+    deal's first trick was led (before any molodka) by the seat whose lead
+    the history shows first, unless a molodka came before any lead; then
+    the trick's recorded leader stands in (a world where that is wrong fails
+    to replay). Penalties are scored when the deal ends, so the totals are
+    those the deal began with. ``deal_from_world`` needs no template."""
+    entries = []
+    for item in view["history"]:
+        seat, text = item["seat"], item["action"]
+        kind, _, rest = text.partition(":")
+        if kind == "discard" and rest.isdigit():
+            entries.append((seat, (K.KIND_UNSEEN_DISCARD << K.KIND_SHIFT) | int(rest), 1))
+        else:
+            entries.append((seat, game.action_of_text(text), 0))
+    start = deal_start(game, view, view["totals"])
+    start[K.NEXT_LEADER] = _first_leader(view)
+    return script(start, np.zeros(1, dtype=np.int64), entries, MODEL)
+
+
+def _first_leader(view: dict) -> int:
+    if view["tricks_done"] == 0 and view["trick"] is not None:
+        return view["trick"]["original_leader"]
+    for item in view["history"]:
+        if item["action"] == "molodka":
+            break
+        if item["action"] != "pass":
+            return item["seat"]
+    return view["tricks"][0]["leader"] if view["tricks"] else view["leader"]
+
+
+def card_places(array) -> np.ndarray:
+    """Where each card is in a state, for measuring beliefs: the seat holding it
+    (0..3), a seat's face-down discards this deal (4..7), the stock (8), or -1
+    (played face up)."""
+    places = np.full(K.DECK_SIZE, -1, dtype=np.int64)
+    for i in range(int(array[K.STOCK_NEXT]), K.STOCK_SIZE):
+        places[int(array[K.STOCK + i])] = 2 * K.N_SEATS
+    rows = min(int(array[TRICKS_DONE]) + 1, K.MAX_TRICKS)
+    for seat in range(K.N_SEATS):
+        for card in range(K.DECK_SIZE):
+            if int(array[K.HANDS + seat]) >> card & 1:
+                places[card] = seat
+        for t in range(rows):
+            cell = t * K.N_SEATS + seat
+            if int(array[K.PLAY_KIND + cell]) == K.KIND_DISCARD:
+                for card in range(K.DECK_SIZE):
+                    if int(array[K.PLAYED + cell]) >> card & 1:
+                        places[card] = K.N_SEATS + seat
+    return places

@@ -1,0 +1,72 @@
+"""A deal's public history, ready to be replayed in any world (beliefs).
+
+A seat's view carries the whole public history of the deal in progress
+(docs/design.md §4). :class:`ReplayScript` is that history in kernel terms,
+built once per decision by the game's ``replay_script(view)``: the state
+waiting for the deal, a template of the deal vector (what the seat knows of
+it), and the history's actions. A game's ``deal_from_world`` kernel
+completes the template from a determinized world, and
+:mod:`slagwerk.search.belief` deals it and replays the history: a world in
+which the history cannot be replayed (a seat to move that did not move,
+an action it could not have played) disagrees with what the table showed,
+and a world's likelihood under an opponent model is read off the replay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .state import DEAL_NUMBER, DEALER, TOTALS
+
+
+@dataclass
+class ReplayScript:
+    """A deal's history as the searching seat saw it, in kernel terms."""
+
+    start: np.ndarray
+    """int64[STATE_SIZE]: the match waiting for this deal (dealer, deal number and
+    totals as they were when it began)."""
+    template: np.ndarray
+    """int64: the game's template of the deal vector (its ``deal_from_world``)."""
+    seats: np.ndarray
+    """int64[n]: the seat that made each action of the history."""
+    keys: np.ndarray
+    """int64[n]: each action (``hidden`` 0), or what the seat saw of it (1: the
+    game's ``observed_actions`` key, e.g. a Kozel face-down discard)."""
+    hidden: np.ndarray
+    """int64[n]: 1 where ``keys`` is only what the seat saw of the action."""
+    temperature: float = 1.0
+    """The game's fitted temperature of the opponent model (its package's data)."""
+    particles: int = 128
+    """The game's default number of worlds an inferred belief replays (chosen so
+    that a 1,000-iteration ISMCTS decision costs about 1.5 times ``uniform``)."""
+    inferred_by_default: bool = False
+    """True where ``belief=inferred`` measured stronger than ``uniform`` (the
+    ``belief=auto`` of the search agents)."""
+
+    @property
+    def length(self) -> int:
+        return int(self.seats.shape[0])
+
+
+def deal_start(game, view: dict, totals) -> np.ndarray:
+    """The state of ``game`` (built with the view's options) waiting for the deal
+    of ``view``, with the deal's dealer, the deals before it and ``totals``."""
+    start = game.new_match().array
+    start[DEALER] = view["dealer"]
+    start[DEAL_NUMBER] = view["deal_number"] - 1
+    for s, value in enumerate(totals):
+        start[TOTALS + s] = value
+    return start
+
+
+def script(start, template, entries, model) -> ReplayScript:
+    """A :class:`ReplayScript` from ``(seat, key, hidden)`` entries; ``model`` is the
+    game's ``(temperature, particles, inferred_by_default)``."""
+    rows = np.array(list(entries), dtype=np.int64).reshape(-1, 3)
+    return ReplayScript(start=start, template=np.asarray(template, dtype=np.int64),
+                        seats=np.ascontiguousarray(rows[:, 0]), keys=np.ascontiguousarray(rows[:, 1]),
+                        hidden=np.ascontiguousarray(rows[:, 2]), temperature=float(model[0]),
+                        particles=int(model[1]), inferred_by_default=bool(model[2]))

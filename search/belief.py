@@ -1,0 +1,232 @@
+"""Beliefs over worlds: which deals the other seats' play makes likely.
+
+Plain determinization (``uniform``) deals the cards a seat cannot see
+uniformly among the places they could be. A strong player reads the table
+instead: a bid, a discard, a low card on a partner's trick say something
+about a hand. ``inferred`` does what Buro et al. (2009, Skat) and Rebstock
+et al. (2019, "Policy-based inference in trick-taking card games") do:
+weight each world by how likely the observed actions are in it, under an
+opponent model, and resample (sampling-importance-resampling).
+
+:func:`infer_worlds` (one numba kernel, compiled per game through the
+dispatch) draws ``particles`` worlds with the game's ``determinize``, turns
+each into the deal that dealt it (the game's ``deal_from_world``), deals it
+to the state that waited for the deal and replays the deal's public history
+(:class:`~slagwerk.engine.replay.ReplayScript`, built from the view):
+
+- **hard information**: a world in which the history cannot be replayed
+  (another seat to move, an action its hand could not have made, a Kozel
+  molodka question asked of a seat the table never heard asked) gets
+  weight 0, so the belief agrees with the whole public history, beyond what
+  ``determinize`` itself checks;
+- **soft information**: each action of another seat multiplies the weight by
+  its probability under the opponent model :func:`action_probability`: a
+  softmax with inverse temperature ``beta`` over the heuristic's action
+  scores, the heuristic's own choice scored 1 and every other legal action
+  0 (``beta = 0`` gives hard information only). The heuristic reads only
+  what the mover sees, so it is evaluated in each world. An action the
+  searching seat saw only in part (a face-down discard) is the one made in
+  the world drawn (the game's ``history_action``).
+
+The replayed worlds are resampled (systematic resampling) into a pool that
+ISMCTS draws one world from per iteration and PIMC one per world. The
+belief is rebuilt from the view at every decision (agents stay stateless),
+and reads nothing but the view: the hidden cards of the state passed in are
+redealt by ``determinize`` first.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..engine import dispatch
+from ..engine.bits import make_rng, rand_below
+from ..engine.common import copy_into
+from ..engine.replay import ReplayScript
+from ..engine.state import GAME, PHASE, TO_MOVE, TRICKS_DONE
+from .tree import SearchError
+
+BELIEFS = ("uniform", "inferred")
+DEFAULT_PARTICLES = 128
+"""Worlds drawn and replayed per decision (the pool holds as many, resampled)."""
+NO_WEIGHT = -np.inf
+DEAL_TRIES = 4
+"""Deals rebuilt from one world before it counts as disagreeing with the history."""
+
+
+@njit(cache=True, inline="always")
+def action_probability(n, is_choice, beta):
+    """Probability of one of ``n`` legal actions under the opponent model: a
+    softmax with inverse temperature ``beta`` over scores 1 (the heuristic's
+    choice, ``is_choice``) and 0 (every other action)."""
+    if n <= 1:
+        return 1.0
+    lift = np.exp(beta)
+    return (lift if is_choice else 1.0) / (lift + n - 1)
+
+
+@njit(cache=True)
+def replay_world(g, world, seat, start, template, seats, keys, beta, rng, state, deal, actions):
+    """Replay the history in a deal that dealt ``world``; return the log likelihood
+    of the other seats' actions (``-inf`` when the history cannot be replayed
+    in it). ``state`` ends as the replayed world.
+
+    A game may rebuild the deal in several ways (Kozel: which of a seat's
+    cards it drew when); up to :data:`DEAL_TRIES` are tried, as a deal whose
+    draws make a molodka question the table never heard fails to replay.
+    ``deal`` and ``actions`` are work buffers.
+    """
+    for _ in range(DEAL_TRIES):
+        if dispatch.deal_from_world(g, world, template, rng, deal):
+            log_weight = _replay_deal(g, world, seat, start, seats, keys, beta, rng, state, deal, actions)
+            if log_weight > NO_WEIGHT:
+                return log_weight
+    return NO_WEIGHT
+
+
+@njit(cache=True)
+def _replay_deal(g, world, seat, start, seats, keys, beta, rng, state, deal, actions):
+    copy_into(state, start)
+    dispatch.apply_deal(g, state, deal)
+    log_weight = 0.0
+    for j in range(seats.shape[0]):
+        mover = state[TO_MOVE]
+        if mover != seats[j]:
+            return NO_WEIGHT
+        n = dispatch.legal_actions(g, state, actions)
+        if n == 0:
+            return NO_WEIGHT
+        modelled = mover != seat and n > 1
+        choice = np.int64(-1)
+        if modelled and beta != 0.0:
+            choice = dispatch.heuristic_action(g, state, rng)
+        # An action the seat saw only in part is the one made in ``world``.
+        wanted = dispatch.history_action(g, world, state, keys[j])
+        action = np.int64(-1)
+        for i in range(n):
+            if actions[i] == wanted:
+                action = wanted
+                break
+        if action < 0:
+            return NO_WEIGHT
+        if modelled:
+            log_weight += np.log(action_probability(n, action == choice, beta))
+        dispatch.apply_action(g, state, action)
+    return log_weight
+
+
+@njit(cache=True)
+def infer_worlds(g, root, seat, start, template, seats, keys, beta, rng, pool, log_weights):
+    """Fill ``pool`` (int64[k, STATE_SIZE]) with worlds resampled by likelihood.
+
+    Draws ``k`` worlds (``determinize`` of ``root`` for ``seat``), replays the
+    history in each (:func:`replay_world`), writes their log weights into
+    ``log_weights`` (float64[k]) and resamples them systematically into
+    ``pool``. Returns the number of worlds that agreed with the history; 0
+    leaves ``pool`` as it was (the caller falls back to ``uniform``).
+    """
+    k = pool.shape[0]
+    particles = np.empty_like(pool)
+    world = np.empty_like(root)
+    deal = np.empty(dispatch.deal_size(g), np.int64)
+    actions = np.empty(dispatch.max_actions(g), np.int64)
+    best = NO_WEIGHT
+    agreed = 0
+    for i in range(k):
+        copy_into(world, root)
+        dispatch.determinize(g, world, seat, rng)
+        log_weights[i] = replay_world(g, world, seat, start, template, seats, keys, beta, rng,
+                                      particles[i], deal, actions)
+        if log_weights[i] > NO_WEIGHT:
+            # The replay must reach the position searched (same turn, same trick).
+            if (particles[i, TO_MOVE] != root[TO_MOVE] or particles[i, PHASE] != root[PHASE]
+                    or particles[i, TRICKS_DONE] != root[TRICKS_DONE]):
+                log_weights[i] = NO_WEIGHT
+            else:
+                agreed += 1
+                best = max(best, log_weights[i])
+    if agreed == 0:
+        return 0
+    weights = np.empty(k)
+    total = 0.0
+    for i in range(k):
+        weights[i] = np.exp(log_weights[i] - best) if log_weights[i] > NO_WEIGHT else 0.0
+        total += weights[i]
+    step = total / k
+    u = rand_below(rng, 1 << 30) / (1 << 30) * step
+    i = 0
+    cumulative = weights[0]
+    for j in range(k):
+        while (cumulative < u or weights[i] == 0.0) and i < k - 1:  # never a dropped world
+            i += 1
+            cumulative += weights[i]
+        while weights[i] == 0.0 and i > 0:  # rounding at the top end
+            i -= 1
+            cumulative -= weights[i + 1]
+        pool[j, :] = particles[i]
+        u += step
+    return agreed
+
+
+# ------------------------------------------------------------------ Python side
+
+
+@dataclass
+class Belief:
+    """A belief's resampled worlds and what building it cost."""
+
+    worlds: np.ndarray | None
+    """int64[k, STATE_SIZE] worlds to search, or None: fall back to ``determinize``."""
+    particles: int
+    agreed: int
+    """Particles whose replay agreed with the history."""
+    effective: float
+    """Effective sample size of the weights (``sum(w)^2 / sum(w^2)``)."""
+    seconds: float
+    log_weights: np.ndarray | None = None
+
+
+def temperature_beta(temperature: float) -> float:
+    """The model's inverse temperature (0 for an infinite temperature)."""
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.number)) \
+            or not temperature > 0:
+        raise SearchError(f"the opponent model's temperature must be a positive number, not {temperature!r}")
+    return 0.0 if np.isinf(temperature) else 1.0 / float(temperature)
+
+
+def infer(state, script: ReplayScript | None, seat: int, *, temperature: float,
+          particles: int = DEFAULT_PARTICLES, seed: int = 0) -> Belief:
+    """The ``inferred`` belief of ``seat`` (to move) in ``state`` (a ``State`` or its
+    array), replaying ``script`` (the game's ``replay_script(view)``).
+
+    Returns a :class:`Belief` whose ``worlds`` is None when the game cannot
+    replay its history or no world agreed with it (search then determinizes
+    as ``uniform`` does).
+    """
+    begun = time.perf_counter()
+    root = np.ascontiguousarray(getattr(state, "array", state))
+    if isinstance(particles, bool) or not isinstance(particles, (int, np.integer)) or particles < 1:
+        raise SearchError(f"particles must be a positive integer, not {particles!r}")
+    beta = temperature_beta(temperature)
+    if script is None:
+        return Belief(None, int(particles), 0, 0.0, time.perf_counter() - begun)
+    game = int(root[GAME])
+    pool = np.empty((int(particles), root.shape[0]), np.int64)
+    log_weights = np.empty(int(particles))
+    rng = make_rng(seed)
+    args = (root, int(seat), script.start, script.template, script.seats, script.keys, beta, rng, pool,
+            log_weights)
+    kernel = dispatch.specialize(infer_worlds, game, *args)
+    begun = time.perf_counter()  # loaded (or compiled) by now: untimed, as the search does
+    agreed = int(kernel(game, *args))
+    finite = log_weights[np.isfinite(log_weights)]
+    effective = 0.0
+    if finite.size:
+        w = np.exp(finite - finite.max())
+        effective = float(w.sum() ** 2 / (w ** 2).sum())
+    worlds = pool if agreed else None
+    return Belief(worlds, int(particles), agreed, effective, time.perf_counter() - begun, log_weights)

@@ -1,0 +1,67 @@
+"""``slagwerk experiment belief``: how well the inferred belief locates hidden cards.
+
+Follows the experiment-module shape of :mod:`slagwerk.commands.experiment`
+(``HELP``, ``DESCRIPTION``, ``add_arguments``, ``run``, ``rebuild``). The work is
+:mod:`slagwerk.experiments.belief_accuracy`, imported inside ``run``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..engine import GAME_NAMES
+from ..engine.errors import OptionError
+
+HELP = "belief accuracy: how much likelier the inferred belief finds the hidden cards"
+DESCRIPTION = (
+    "For positions from games of the built-in agents, build the seat's belief uniformly and "
+    "inferred from the other seats' play (belief=inferred), and report the mean log-likelihood "
+    "gain per hidden card of the inferred belief over the uniform one, per stage of the deal, "
+    "with a 95% interval, a CSV, a JSON, a Markdown summary and a plot."
+)
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--game", required=True, choices=GAME_NAMES, help="the game")
+    parser.add_argument("--positions", type=int, default=60, help="positions measured (default 60)")
+    parser.add_argument("--particles", type=int, default=128,
+                        help="worlds per belief, both ways (default 128)")
+    parser.add_argument("--temperature", type=float, default=0.0,
+                        help="the opponent model's temperature (default: the game's fitted one)")
+    parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    parser.add_argument("--out", default=None,
+                        help="results folder (default results/belief-GAME-seedSEED)")
+
+
+def run(args) -> int:
+    from tqdm import tqdm
+
+    from ..experiments.belief_accuracy import run as measure
+
+    if args.positions < 1:
+        raise OptionError(f"--positions must be at least 1, not {args.positions}")
+    if not 1 <= args.particles <= 10000:
+        raise OptionError(f"--particles must be 1..10000, not {args.particles}")
+    if args.temperature < 0:
+        raise OptionError(f"--temperature must be >= 0 (0: the game's), not {args.temperature}")
+    out = Path(args.out or f"results/belief-{args.game}-seed{args.seed}")
+    with tqdm(total=args.positions, desc=f"belief {args.game}", unit="position") as bar:
+        def progress(done, total):
+            bar.update(done - bar.n)
+
+        result = measure(args.game, out, count=args.positions, particles=args.particles,
+                         temperature=args.temperature, seed=args.seed, progress=progress)
+    print((out / "summary.md").read_text(), end="")
+    print(f"files: {out}/positions.csv, summary.json, summary.md"
+          + (", belief.png" if result["plot"] else " (no plot: matplotlib is not installed)"))
+    return 0
+
+
+def rebuild(path) -> None:
+    """Draw the plot of a finished belief-accuracy folder again from its summary.json."""
+    from ..experiments.belief_accuracy import plot
+
+    folder = Path(path)
+    result = json.loads((folder / "summary.json").read_text())
+    plot(result["summary"], result["game"], folder / "belief.png")
