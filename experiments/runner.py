@@ -37,7 +37,6 @@ changes no result.
 from __future__ import annotations
 
 import faulthandler
-import importlib
 import os
 import re
 import signal
@@ -45,13 +44,15 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 
 from ..agents import make, parse_spec
+from ..agents.external import install_all, registered_bots
 from ..agents.match import play_match
+from ..agents.plugins import load_plugins, loaded_plugins
 from ..agents.warmup import ensure_compiled
 from ..engine import make_game
 from ..engine.bits import derive_seed
@@ -85,7 +86,9 @@ class GameSetup:
 
     ``options`` is a tuple of ``(name, value)`` pairs; ``specs`` the agent
     specs by agent number; ``move_time`` the per-move limit in seconds
-    (``None``: no limit); ``plugins`` modules to import first.
+    (``None``: no limit); ``plugins`` modules to import first; ``bots``
+    external bots to register (both default to those of this process,
+    :mod:`slagwerk.agents.plugins` and :mod:`slagwerk.agents.external`).
     """
 
     game: str
@@ -95,8 +98,10 @@ class GameSetup:
     seed: int = 0
     move_time: float | None = None
     keep_records: bool = False
-    plugins: tuple[str, ...] = ()
+    plugins: tuple[str, ...] = field(default_factory=loaded_plugins)
     """Modules every worker imports before playing (they register agents)."""
+    bots: tuple = field(default_factory=registered_bots)
+    """External bots (:class:`~slagwerk.agents.external.BotDefinition`) every worker registers."""
 
     @property
     def labels(self) -> list[str]:
@@ -220,6 +225,8 @@ class _GuardedAgent:
         self.move_time = move_time
         self.watch = watch
         self.cheating = agent.cheating
+        self.decisions = 0  # answered decisions and their time, for time per decision
+        self.seconds = 0.0
 
     def act(self, view):
         return self._call(self.agent.act, view)
@@ -264,6 +271,8 @@ class _GuardedAgent:
         if limit is not None and elapsed > limit:
             raise Forfeit(self.seat, f"took {elapsed:.3g} s for a move, over the limit of {limit:g} s")
         self.watch.pending_seat = self.seat
+        self.decisions += 1
+        self.seconds += elapsed
         return answer
 
 
@@ -280,11 +289,11 @@ def warm_up(setup: GameSetup, marker: int | None = None, builtin_only: bool = Fa
     agents (the harness process never runs agents from elsewhere, which may crash).
     """
     ensure_compiled([setup.game])  # says so first when the kernels must compile
-    for module in setup.plugins:
-        importlib.import_module(module)
+    load_plugins(setup.plugins)
+    install_all(setup.bots)
     game = game_info(setup)
     limit = None if setup.move_time is None else WARM_UP_FACTOR * setup.move_time
-    for number, spec in enumerate(setup.specs):
+    for number, spec in ((n, part) for n, entry in enumerate(setup.specs) for part in partner_specs(entry)):
         key = (setup.game, setup.options, spec)
         if key in _WARM or (numbers is not None and number not in numbers):
             continue
@@ -315,8 +324,10 @@ def play_game(setup: GameSetup, slot: GameSlot, marker: int | None = None) -> di
     ``reward`` (per seat, in [0, 1]), ``points`` (deal points per seat in the
     game's units, ``None`` after a forfeit), ``deals`` (complete deals
     counted in ``points``), ``forfeit`` (``None`` or ``{"seat", "agent",
-    "error"}``), ``time`` (seconds), and ``record`` (docs/records.md) when
-    ``setup.keep_records``.
+    "error"}``), ``time`` (seconds), ``decisions`` and ``think`` (per seat:
+    decisions answered and the seconds they took, for time per decision;
+    like ``time``, ``think`` varies from run to run), and ``record``
+    (docs/records.md) when ``setup.keep_records``.
     """
     game = game_info(setup)
     n = game.n_players
@@ -357,6 +368,8 @@ def play_game(setup: GameSetup, slot: GameSlot, marker: int | None = None) -> di
         line.update(_forfeit_fields(setup, slot, forfeit.seat, forfeit.error))
         state = watch.state
     line["time"] = round(elapsed, 4)
+    line["decisions"] = [agent.decisions for agent in agents]
+    line["think"] = [round(agent.seconds, 6) for agent in agents]
     if setup.keep_records:
         line["record"] = record_of(state, players=seat_labels) if state is not None else None
     return line

@@ -18,7 +18,6 @@ head-to-head question sequentially.
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from dataclasses import dataclass, field, replace
@@ -26,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..agents.external import check_fingerprints, fingerprints, keep_stderr_in
+from ..agents.plugins import load_plugins
 from ..engine import registry
 from ..engine.bits import derive_seed
 from ..engine.errors import SpecError
@@ -151,6 +152,9 @@ class TournamentConfig:
     move_time: float | None = DEFAULT_MOVE_TIME
     records: bool = False
     bootstrap: int = DEFAULT_BOOTSTRAP
+    bots: tuple | None = None
+    """``(name, fingerprint)`` of the external bots as a results folder recorded them
+    (``None`` for a new run: they come from the bots registered with ``--bot``)."""
 
     def setup(self) -> GameSetup:
         return GameSetup(self.game, tuple(self.options), tuple(self.agents), self.unit, self.seed,
@@ -176,8 +180,10 @@ class TournamentConfig:
     def run_id(self) -> str:
         """The fingerprint (:func:`.results.run_id`) of the settings that decide every game's
         result, carried by each line of the log as ``run``."""
+        bots = fingerprints(self.agents)  # only runs with external bots carry them
         return run_id({"game": self.game, "options": dict(self.options), "agents": list(self.agents),
-                       "seed": self.seed, "unit": self.unit, "move_time": self.move_time})
+                       "seed": self.seed, "unit": self.unit, "move_time": self.move_time,
+                       **({"bots": bots} if bots else {})})
 
     def expected_lines(self, slots) -> dict[int, dict]:
         """What the log line of each scheduled game must hold (see ``ResultsFolder.load_games``)."""
@@ -191,7 +197,9 @@ class TournamentConfig:
         }
 
     def to_json(self) -> dict:
+        bots = fingerprints(self.agents)  # a name and a hash per bot, never a command to run
         return {
+            **({"bots": bots} if bots else {}),
             "game": self.game,
             "options": dict(self.options),
             "agents": list(self.agents),
@@ -216,6 +224,7 @@ class TournamentConfig:
                 move_time=data.get("move_time"),
                 records=bool(data.get("records", False)),
                 bootstrap=int(data.get("bootstrap", DEFAULT_BOOTSTRAP)),
+                bots=tuple(sorted(dict(data.get("bots") or {}).items())),
             )
         except (KeyError, TypeError, ValueError) as err:
             raise ExperimentError(f"a tournament config needs {err}; it holds {sorted(data)}") from None
@@ -293,8 +302,7 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
         be written (one line naming the cause and the path; every game
         already written stays in the log).
     """
-    for module in plugins:  # before any spec is checked: they register agents
-        importlib.import_module(module)
+    plugins = load_plugins(plugins)  # before any spec is checked: they register agents
     folder = None
     log = None
     done: dict[int, dict] = {}
@@ -303,6 +311,7 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
             raise ExperimentError("--resume needs the results folder of the tournament to continue")
         folder = ResultsFolder.open(results)
         config = TournamentConfig.from_json(folder.config())
+        check_fingerprints(dict(config.bots), config.agents, folder.path)  # --bot given again, unchanged
         config.validate()
     else:
         if config is None:
@@ -311,7 +320,10 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
         if save:
             folder = ResultsFolder.create(results or _default_folder(config.game), config.to_json(),
                                           force=force)
-    setup = replace(config.setup(), plugins=tuple(plugins))
+    setup = config.setup()  # with every plugin and external bot of this process
+    setup = replace(setup, plugins=tuple(dict.fromkeys((*setup.plugins, *plugins))))
+    if folder is not None:  # each external bot's standard error is kept with the results
+        setup = replace(setup, bots=keep_stderr_in(setup.bots, folder.path))
     labels = setup.labels
     all_slots = schedule(config.tables(), config.deals)
     if folder is not None:

@@ -24,6 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ...agents.external import (
+    check_fingerprints,
+    fingerprints,
+    install_all,
+    keep_stderr_in,
+    registered_bots,
+)
 from ...agents.warmup import ensure_compiled
 from ...engine.bits import derive_seed
 from ...engine.errors import SpecError
@@ -162,12 +169,16 @@ class TuneConfig:
         data["params"] = list(self.params)
         data["opponents"] = list(self.opponents)
         data["options"] = dict(self.options)
+        bots = fingerprints([self.agent, *self.opponents])  # a name and a hash, never a command
+        if bots:
+            data["bots"] = bots
         return data
 
     @classmethod
     def from_json(cls, data: dict) -> TuneConfig:
         try:
             values = dict(data)
+            values.pop("bots", None)  # checked against the --bot definitions by run_tuning
             values["params"] = tuple(values["params"])
             values["opponents"] = tuple(values["opponents"])
             values["options"] = tuple(sorted(dict(values.get("options") or {}).items()))
@@ -310,6 +321,8 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
             raise ExperimentError("--resume needs the results folder of the run to continue")
         folder = TuningFolder.open(results)
         config = TuneConfig.from_json(folder.config())
+        check_fingerprints(dict(folder.config().get("bots") or {}), [config.agent, *config.opponents],
+                           folder.path)  # the same --bot definitions given again
         plan = config.plan()
     else:
         if config is None:
@@ -318,6 +331,7 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
         if save:
             folder = TuningFolder.create(results or _default_folder(config), config.to_json(), force=force)
     if folder is not None:
+        install_all(keep_stderr_in(registered_bots(), folder.path))  # bots' stderr kept with the results
         log = folder.log()  # locked before the log is read or repaired
         try:
             expected = {"run": config.run_id(), "groups": plan.groups, "games": plan.games}

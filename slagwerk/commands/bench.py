@@ -23,6 +23,9 @@ def add_parser(subparsers) -> None:
                         help="also time cold and warm start-up in fresh processes")
     parser.add_argument("--no-search", action="store_true", help="skip the search benchmarks")
     parser.add_argument("--no-c", action="store_true", help="skip the C reference")
+    parser.add_argument("--no-bots", action="store_true",
+                        help="skip the harness overhead of a bot program on stdio (per decision, "
+                        "against the same agent in-process)")
     parser.add_argument("--json", action="store_true", help='print {"rows": [...]} as JSON')
     parser.set_defaults(run=run)
 
@@ -33,6 +36,6 @@ def run(args) -> int:
     if args.seconds <= 0:
         raise OptionError(f"--seconds must be positive, not {args.seconds}")
     rows = run_bench(args.game, args.seconds, startup=args.startup,
-                     search=not args.no_search, with_c=not args.no_c)
+                     search=not args.no_search, with_c=not args.no_c, bots=not args.no_bots)
     print(json.dumps({"rows": rows}) if args.json else format_table(rows))
     return 0

@@ -11,6 +11,7 @@ from ..agents.registry import load_parameter_sets, resolve_spec_files
 from ..agents.stdio import serve_lines
 from ..agents.workers import WorkerPool, bot_command
 from ..engine.errors import OptionError
+from .options import add_agent_source_options, load_agent_sources
 
 DEFAULT_TIME_LIMIT_MS = 30_000
 """``slagwerk bot``'s hard time limit per ``act`` request unless ``--time-limit-ms`` says otherwise."""
@@ -36,6 +37,7 @@ def add_parser(subparsers) -> None:
                         f"hard limit (default {DEFAULT_TIME_LIMIT_MS})")
     parser.add_argument("--warm", action="store_true",
                         help="load every game's and agent's compiled code before reading requests")
+    add_agent_source_options(parser, bots=False)
     # A worker of `serve` or of a time-limited `bot` gets its parent's parameter sets as values.
     parser.add_argument("--parameter-sets-json", help=argparse.SUPPRESS)
     parser.set_defaults(run=run)
@@ -89,6 +91,9 @@ def limits_from_args(args, max_time_ms: int | None = None) -> Limits:
 def defaults_from_args(args, limits: Limits) -> Defaults:
     """The default game and agent and the parameter sets, files read once, checked
     against ``limits``: values from here on, never paths."""
+    from ..agents.plugins import load_entry_points
+
+    load_entry_points()  # installed plugins' agents answer requests too (bot and serve)
     if getattr(args, "parameter_sets_json", None):
         sets = {name: (agent, dict(params))
                 for name, (agent, params) in json.loads(args.parameter_sets_json).items()}
@@ -101,6 +106,7 @@ def defaults_from_args(args, limits: Limits) -> Defaults:
 
 
 def run(args) -> int:
+    load_agent_sources(args)  # installed plugins and --plugin: their agents answer requests too
     time_limit_ms = args.time_limit_ms
     if time_limit_ms != 0 and time_limit_ms < 10:
         raise OptionError(f"--time-limit-ms must be at least 10 (or 0: no limit), not {time_limit_ms}")
@@ -124,7 +130,10 @@ def run(args) -> int:
 
 def _serve_with_time_limit(time_limit_ms: int, limits: Limits, defaults: Defaults, answers) -> int:
     """Relay ``act`` requests to a worker process that is killed if it overruns."""
-    pool = WorkerPool(bot_command(limits, defaults), 1, time_limit_ms)
+    from ..agents.plugins import loaded_plugins
+
+    argv = bot_command(limits, defaults) + [f"--plugin={module}" for module in loaded_plugins()]
+    pool = WorkerPool(argv, 1, time_limit_ms)
 
     def handler(request):
         kind = request.get("type") if isinstance(request, dict) else None

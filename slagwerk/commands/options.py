@@ -99,3 +99,33 @@ def _shown(value) -> str:
     if isinstance(value, dict):
         return ",".join(f"{k}={v}" for k, v in sorted(value.items())) or "(none)"
     return "none" if value is None else str(value)
+
+
+def add_agent_source_options(parser: argparse.ArgumentParser, bots: bool = True) -> None:
+    """``--plugin MODULE`` and (``bots``) ``--bot NAME=COMMAND``: agents from outside slagwerk
+    (docs/protocol.md, "Writing a bot")."""
+    if bots:
+        parser.add_argument(
+            "--bot", action="append", default=[], metavar="NAME=COMMAND",
+            help="an external bot speaking the bot protocol, usable as agent NAME: COMMAND is "
+            "started (split as a shell would, never run by one) and talks JSON lines on its stdin "
+            "and stdout; NAME=http://HOST:PORT for a bot served over HTTP; NAME/AGENT=... picks "
+            "the bot's agent AGENT (repeatable)")
+    parser.add_argument(
+        "--plugin", action="append", default=[], metavar="MODULE",
+        help="import a Python module (a name, or a .py file) that registers agents (repeatable); "
+        "installed plugins (entry points 'slagwerk.agents') are found without it")
+
+
+def load_agent_sources(args: argparse.Namespace, move_time: float | None = None) -> None:
+    """Register the agents of installed plugins, ``--plugin`` and ``--bot`` (each bot is
+    asked for its ``hello`` now), before any spec is checked. ``move_time``: the
+    per-move limit, from which a bot's answer gets a backstop timeout."""
+    from ..agents.external import register_bots
+    from ..agents.plugins import load_entry_points, load_plugins
+    from ..experiments.runner import OVERRUN_GRACE, WARM_UP_FACTOR
+
+    load_entry_points()
+    load_plugins(getattr(args, "plugin", ()))
+    timeout = WARM_UP_FACTOR * move_time + OVERRUN_GRACE if move_time else None
+    register_bots(getattr(args, "bot", ()), timeout=timeout)

@@ -6,7 +6,13 @@ import json
 import math
 
 from ..engine import GAME_NAMES
-from .options import add_game_options, add_run_options, game_from_args
+from .options import (
+    add_agent_source_options,
+    add_game_options,
+    add_run_options,
+    game_from_args,
+    load_agent_sources,
+)
 
 
 def add_parser(subparsers) -> None:
@@ -34,6 +40,7 @@ def add_parser(subparsers) -> None:
                         help="print the running test every this many groups (default 10)")
     parser.add_argument("--json", action="store_true", help="print only the final result as JSON")
     add_run_options(parser)
+    add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
 
@@ -55,6 +62,7 @@ def run(args) -> int:
     from ..experiments.runner import ExperimentError
     from ..experiments.sprt import run_sprt
 
+    load_agent_sources(args, args.move_time if args.move_time > 0 else None)
     # @FILE items are read once, here: the test runs (and reports) values, never paths.
     args.a, args.b = resolve_spec_files(args.a), resolve_spec_files(args.b)
     if args.jobs == 0 or args.jobs < -1:

@@ -10,9 +10,11 @@ from ..engine.errors import OptionError
 from .options import (
     DEFAULT_SEED,
     DEFAULT_UNIT,
+    add_agent_source_options,
     add_game_options,
     add_run_options,
     game_from_args,
+    load_agent_sources,
     refuse_conflict,
 )
 
@@ -64,6 +66,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="print best.json (with the SPRT) as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     add_run_options(parser, resumable=True)
+    add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
 
@@ -76,6 +79,7 @@ def run(args) -> int:
 
     if args.jobs == 0 or args.jobs < -1:
         raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
+    load_agent_sources(args, _move_time(args))  # plugins and --bot bots, before any spec is checked
     confirm_bar = _ConfirmBar(not args.quiet)
     common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                   progress=not args.quiet, on_confirm_group=confirm_bar.update)

@@ -1,0 +1,591 @@
+"""Bots from other programs: an agent that asks a bot over the bot protocol (docs/protocol.md).
+
+``--bot NAME=COMMAND`` names a program that speaks the protocol's JSON lines
+on its standard input and output; ``--bot NAME=http://HOST:PORT`` a bot served
+over the protocol's HTTP form (``GET /v1/info``, ``POST /v1/act``). Either way
+:func:`register_bots` asks the bot's ``hello`` once, checks it, and registers
+``NAME`` as an agent (:data:`~slagwerk.agents.registry.AGENTS`), so ``NAME``
+works wherever an agent spec does: ``--agents NAME heuristic``, ``NAME+heuristic``,
+``NAME:key=value`` with the parameters the bot declares, ``tune --agent NAME``.
+
+``NAME/AGENT=COMMAND`` picks the bot's agent ``AGENT`` when its ``hello``
+lists several (``slagwerk bot`` itself lists every built-in agent). Otherwise
+the agent asked for is ``NAME`` if the bot lists it, the bot's only agent if
+it lists one, and ``NAME`` if it lists none.
+
+Requests: one ``act`` per decision with ``game``, ``agent`` (``AGENT`` alone,
+or ``AGENT:key=value,...`` for the parameters the spec sets), the seat's
+``view`` exactly as built-in agents get it (never anything else of the
+state) and ``seed`` (the agent's seed). The answer must be one of the view's
+legal actions.
+
+Processes: one per bot and process that plays games (a tournament worker, or
+the harness itself with ``--jobs 1``), started (and sent ``hello``) when an
+agent is made for a game, so never on a move's clock, and reused across
+games. Any fault (the bot exits, overruns and is interrupted,
+writes garbage, answers an error, an illegal action or another request's id)
+raises :class:`BotFault` (the game is forfeited, see
+:mod:`slagwerk.experiments.runner`) and ends the process; the next request
+starts a fresh one. The bot's standard error goes to its log file (in a
+tournament's results folder) or to the harness's. The processes end with the
+harness: at exit, and on Linux also when it is killed (the kernel's
+parent-death signal).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import http.client
+import json
+import os
+import re
+import select
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from ..engine.errors import SlagwerkError, SpecError, brief, one_line
+from .base import Agent, Decision, ParamSpec
+from .registry import _PARTNER_SPLIT, AGENTS, parse_spec
+
+PROTOCOL = "slagwerk-bot"
+PROTOCOL_VERSION = 1
+HELLO_TIMEOUT_S = 600.0
+"""How long a bot may take to answer ``hello`` (it may load or compile first)."""
+MAX_ANSWER_BYTES = 1 << 20
+"""The longest answer line read from a bot."""
+MAX_SEED = 2**63 - 1
+STDERR_SUFFIX = ".stderr.log"
+"""A bot's standard error is appended to ``<folder>/bot-<NAME>.stderr.log``."""
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
+_PARAM_TYPES = {"int": int, "float": float, "bool": bool, "str": str}
+
+
+class BotFault(SlagwerkError):
+    """A bot did not answer a request properly: the game is lost by forfeit."""
+
+
+@dataclass(frozen=True)
+class BotDefinition:
+    """An external bot: its name in specs, how to reach it, and its ``hello``.
+
+    ``command`` (an argument list, never run through a shell) for a program
+    on standard input and output, or ``url`` (``http://host:port``);
+    ``agent`` is the name the bot knows its agent by; ``hello`` its
+    ``hello`` answer as JSON text; ``stderr_folder`` where its standard error
+    is kept (``None``: the harness's); ``timeout`` a backstop in seconds for
+    one answer (the harness's per-move limit normally ends a slow move first).
+    Picklable, so that worker processes get it.
+    """
+
+    name: str
+    agent: str
+    hello: str
+    command: tuple[str, ...] = ()
+    url: str | None = None
+    stderr_folder: str | None = None
+    timeout: float | None = None
+
+    @property
+    def address(self) -> str:
+        return self.url or shlex.join(self.command)
+
+    @property
+    def fingerprint(self) -> str:
+        """A hash of how the bot is reached (its command or URL) and of its agent:
+        what a results folder stores instead of the command itself."""
+        text = json.dumps({"command": list(self.command), "url": self.url, "agent": self.agent},
+                          sort_keys=True)
+        return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def info(self) -> dict:
+        return json.loads(self.hello)
+
+    def games(self) -> list[str]:
+        games = self.info().get("games")
+        return sorted(games) if isinstance(games, (dict, list)) else []
+
+
+def parse_bot_option(text: str) -> tuple[str, str | None, str]:
+    """``NAME=COMMAND``, ``NAME/AGENT=COMMAND`` or ``NAME=http://HOST:PORT`` as
+    ``(name, agent or None, target)``.
+
+    >>> parse_bot_option("mine=python3 bot.py --fast")
+    ('mine', None, 'python3 bot.py --fast')
+    >>> parse_bot_option("sw/heuristic=slagwerk bot")
+    ('sw', 'heuristic', 'slagwerk bot')
+    """
+    head, eq, target = str(text).partition("=")
+    name, slash, agent = head.strip().partition("/")
+    if not eq or not target.strip():
+        raise SpecError(f"--bot {text!r} is not NAME=COMMAND or NAME=http://HOST:PORT")
+    if not _NAME.fullmatch(name):
+        raise SpecError(f"--bot {text!r}: a bot's name is a letter, then letters, digits, _ and -")
+    if slash and not agent.strip():
+        raise SpecError(f"--bot {text!r}: NAME/AGENT needs the agent's name after '/'")
+    return name, agent.strip() or None, target.strip()
+
+
+def register_bots(options, timeout: float | None = None, hello_timeout: float = HELLO_TIMEOUT_S
+                  ) -> list[BotDefinition]:
+    """Register the bots of ``--bot`` options (see :func:`parse_bot_option`): ask each
+    for its ``hello``, check the protocol and version, and register its agent.
+
+    :raises SpecError: for a bad option, a name already taken, a bot that cannot be
+        started or reached, or a ``hello`` answer that is not the protocol's.
+    """
+    bots = []
+    seen = set()
+    for text in options or ():
+        name, agent, target = parse_bot_option(text)
+        if name in seen:
+            raise SpecError(f"--bot names the bot {name!r} twice")
+        seen.add(name)
+        taken = AGENTS.get(name)
+        if taken is not None and not issubclass(taken, ExternalAgent):
+            raise SpecError(f"--bot {name!r}: that name is taken by an agent of slagwerk's "
+                            f"(choose another name)")
+        if target.startswith(("http://", "https://")):
+            bot = BotDefinition(name, agent or name, "{}", url=_check_url(target), timeout=timeout)
+        else:
+            try:
+                command = tuple(shlex.split(target))
+            except ValueError as err:
+                raise SpecError(f"--bot {name}: cannot split its command {target!r}: {err}") from None
+            bot = BotDefinition(name, agent or name, "{}", command=command, timeout=timeout)
+        hello = _client(bot).hello(hello_timeout)
+        close(bot.name)
+        bot = replace(bot, agent=_agent_of(bot, agent, hello), hello=json.dumps(hello, sort_keys=True))
+        install(bot)
+        bots.append(bot)
+    return bots
+
+
+def _check_url(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname or parts.path not in ("", "/") or parts.query:
+        raise SpecError(f"--bot URL {url!r} must be http://HOST:PORT (the bot's /v1/act and /v1/info "
+                        f"are found there)")
+    try:
+        parts.port  # noqa: B018 - checks the port
+    except ValueError:
+        raise SpecError(f"--bot URL {url!r} has a bad port") from None
+    return f"http://{parts.netloc}"
+
+
+def _agent_of(bot: BotDefinition, asked: str | None, hello: dict) -> str:
+    agents = hello.get("agents") or {}
+    if not isinstance(agents, dict):
+        raise SpecError(f"bot {bot.name!r}: 'agents' in its hello answer must be an object")
+    if asked is not None:
+        if agents and asked not in agents:
+            raise SpecError(f"bot {bot.name!r} has no agent {asked!r} (agents: {', '.join(sorted(agents))})")
+        return asked
+    if bot.name in agents or not agents:
+        return bot.name
+    if len(agents) == 1:
+        return next(iter(agents))
+    raise SpecError(f"bot {bot.name!r} offers several agents ({', '.join(sorted(agents))}): choose one "
+                    f"with --bot {bot.name}/AGENT=...")
+
+
+def check_hello(name: str, hello) -> dict:
+    """``hello`` if it is a ``hello`` answer of protocol version 1; :class:`SpecError` otherwise."""
+    if not isinstance(hello, dict):
+        raise SpecError(f"bot {name!r} answered hello with {brief(hello)}, not a JSON object")
+    if "error" in hello:
+        raise SpecError(f"bot {name!r} answered hello with an error: {one_line(str(hello['error']))[:300]}")
+    if hello.get("protocol", PROTOCOL) != PROTOCOL or hello.get("version") != PROTOCOL_VERSION:
+        raise SpecError(f"bot {name!r} speaks {brief(hello.get('protocol'))} version "
+                        f"{brief(hello.get('version'))}; this harness speaks {PROTOCOL} version "
+                        f"{PROTOCOL_VERSION}")
+    games = hello.get("games")
+    if not isinstance(games, (dict, list)) or not games:
+        raise SpecError(f"bot {name!r}: its hello answer must list the games it plays ('games')")
+    return hello
+
+
+# ------------------------------------------------------------------ the agent
+
+
+class ExternalAgent(Agent):
+    """An agent whose decisions come from an external bot (one subclass per bot)."""
+
+    bot: ClassVar[BotDefinition]
+    games: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, game, seed: int = 0, **params):
+        if game.name not in self.games:
+            raise SpecError(f"bot {self.name!r} does not play {game.name} "
+                            f"(it plays: {', '.join(self.games) or 'nothing'})")
+        super().__init__(game, seed, **params)
+        given = ",".join(f"{key}={_text(self.config[key])}" for key in params)
+        self.request_agent = f"{self.bot.agent}:{given}" if given else self.bot.agent
+        # Agents are made before their game starts: a bot (re)starts here, off the move's clock.
+        _client(self.bot).ensure_started()
+
+    def decide(self, view: dict) -> Decision:
+        legal = view.get("legal_actions") or []
+        request = {"type": "act", "game": self.game.name, "agent": self.request_agent, "view": view,
+                   "seed": self.seed & MAX_SEED}
+        answer = _client(self.bot).act(request)
+        action = answer.get("action")
+        if action not in legal:
+            close(self.bot.name)  # restarted for the next game, as after any fault
+            raise BotFault(f"bot {self.name!r} answered {brief(action)}, which is not a legal action "
+                           f"here ({len(legal)} were)")
+        return Decision(action)
+
+
+def _text(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+EXTERNAL_MODULE = "slagwerk-external-bots"
+"""The ``__module__`` of bots' agent classes: not ``slagwerk.``, so that the harness
+warms them up only where games are played (see ``runner.warm_up``)."""
+
+
+def install(bot: BotDefinition) -> type[ExternalAgent]:
+    """Register ``bot``'s agent class under its name (replacing an earlier definition)."""
+    info = bot.info()
+    declared = (info.get("agents") or {}).get(bot.agent) or {}
+    params = {key: _param_spec(bot.name, key, spec) for key, spec in (declared.get("params") or {}).items()}
+    cls = type(f"ExternalAgent_{bot.name}", (ExternalAgent,), {
+        "name": bot.name, "bot": bot, "params": params, "games": tuple(bot.games()),
+        "__module__": EXTERNAL_MODULE,
+        "description": str(declared.get("description") or f"external bot: {bot.address}"),
+    })
+    AGENTS[bot.name] = cls
+    return cls
+
+
+def _param_spec(bot: str, key: str, spec) -> ParamSpec:
+    if not isinstance(spec, dict) or spec.get("type") not in _PARAM_TYPES:
+        raise SpecError(f"bot {bot!r}: parameter {key!r} must be an object with a 'type' of "
+                        f"{', '.join(_PARAM_TYPES)}, not {brief(spec)}")
+    kind = _PARAM_TYPES[spec["type"]]
+    choices = tuple(spec.get("choices") or ())
+    return ParamSpec(kind, spec.get("default"), str(spec.get("doc", "")), spec.get("min"), spec.get("max"),
+                     choices)
+
+
+def registered_bots() -> tuple[BotDefinition, ...]:
+    """Every bot registered in this process (what the experiment's workers must register)."""
+    return tuple(cls.bot for cls in AGENTS.values() if _is_bot(cls))
+
+
+def _is_bot(cls) -> bool:
+    return isinstance(cls, type) and issubclass(cls, ExternalAgent) and cls is not ExternalAgent
+
+
+def install_all(bots) -> None:
+    """Register ``bots`` in this process (a worker: definitions already checked by the harness)."""
+    for bot in bots:
+        current = AGENTS.get(bot.name)
+        if getattr(current, "bot", None) != bot:
+            install(bot)
+
+
+def keep_stderr_in(bots, folder) -> tuple[BotDefinition, ...]:
+    """``bots`` with their standard error appended to files in ``folder``."""
+    return tuple(replace(bot, stderr_folder=str(folder)) for bot in bots)
+
+
+def bots_in(specs) -> dict[str, BotDefinition]:
+    """The external bots that ``specs`` (agent specs or ``A+B`` entries) name."""
+    found = {}
+    for entry in specs:
+        for part in _PARTNER_SPLIT.split(str(entry).strip()):
+            name = parse_spec(part)[0]
+            cls = AGENTS.get(name)
+            if _is_bot(cls):
+                found[name] = cls.bot
+    return found
+
+
+def fingerprints(specs) -> dict[str, str]:
+    """Name -> fingerprint of every external bot ``specs`` name (stored in results folders)."""
+    return {name: bot.fingerprint for name, bot in sorted(bots_in(specs).items())}
+
+
+def check_fingerprints(stored: dict, specs, folder) -> None:
+    """With ``--resume``: every bot the folder recorded must be defined again by ``--bot``,
+    with the same command. :raises SpecError: naming the bot."""
+    for name, fingerprint in sorted(stored.items()):
+        cls = AGENTS.get(name)
+        if not _is_bot(cls):
+            raise SpecError(f"the run in {str(folder)!r} plays the external bot {name!r}: give "
+                            f"--bot {name}=COMMAND again (a results folder never stores a command to run)")
+        if cls.bot.fingerprint != fingerprint:
+            raise SpecError(f"--bot {name}: its command ({cls.bot.address}) is not the one the run in "
+                            f"{str(folder)!r} was started with")
+    for name in fingerprints(specs):
+        if name not in stored:
+            raise SpecError(f"the run in {str(folder)!r} did not record the external bot {name!r}")
+
+
+# ------------------------------------------------------------------ connections
+
+
+_CLIENTS: dict[str, _StdioClient | _HttpClient] = {}
+_LOCK = threading.Lock()
+
+
+def _client(bot: BotDefinition):
+    """This process's connection to ``bot`` (reused across games)."""
+    with _LOCK:
+        client = _CLIENTS.get(bot.name)
+        if client is not None and client.bot != bot:
+            client.close()
+            client = None
+        if client is None:
+            client = _HttpClient(bot) if bot.url else _StdioClient(bot)
+            _CLIENTS[bot.name] = client
+        return client
+
+
+def close(name: str) -> None:
+    """End this process's connection to the bot ``name`` (its process is killed)."""
+    with _LOCK:
+        client = _CLIENTS.pop(name, None)
+    if client is not None:
+        client.close()
+
+
+def cpu_seconds(name: str) -> float | None:
+    """CPU seconds used so far by this process's bot process ``name`` (Linux; else ``None``)."""
+    client = _CLIENTS.get(name)
+    proc = getattr(client, "proc", None)
+    try:
+        with open(f"/proc/{proc.pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except (AttributeError, OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+@atexit.register
+def close_all() -> None:
+    """End every bot process this process started."""
+    for name in list(_CLIENTS):
+        close(name)
+
+
+class _Connection:
+    """What both transports share: request ids and turning any failure into a fault
+    after which the connection is closed (the next request starts afresh)."""
+
+    def __init__(self, bot: BotDefinition):
+        self.bot = bot
+        self.next_id = 0
+        self.busy = threading.Lock()  # one request at a time (threads of a Dask worker share it)
+
+    def hello(self, timeout: float) -> dict:
+        try:
+            return check_hello(self.bot.name, self._ask({"type": "hello"}, timeout, hello=True))
+        except BotFault as err:
+            raise SpecError(str(err)) from None
+        finally:
+            self.close()
+
+    def ensure_started(self) -> None:
+        """Start the bot and read its ``hello`` unless it runs; a failure is left for the
+        next request to meet (and forfeit)."""
+        if self.running():
+            return
+        try:
+            check_hello(self.bot.name, self._ask({"type": "hello"}, HELLO_TIMEOUT_S, hello=True))
+        except (BotFault, SpecError):
+            self.close()
+
+    def running(self) -> bool:
+        return True
+
+    def act(self, request: dict) -> dict:
+        self.ensure_started()  # normally done when the agent was made (after a fault in this game: now)
+        answer = self._ask(request, self.bot.timeout)
+        if "error" in answer:
+            self.close()
+            raise BotFault(f"bot {self.bot.name!r} answered an error: {one_line(str(answer['error']))[:300]}")
+        return answer
+
+    def _ask(self, request: dict, timeout: float | None, hello: bool = False) -> dict:
+        with self.busy:
+            self.next_id += 1
+            request = {"id": self.next_id, **request}
+            try:
+                answer = self._exchange(request, timeout, hello)
+            except BaseException:  # a fault, or the harness's move-time alarm: the stream is out of step
+                self.close()
+                raise
+        if not isinstance(answer, dict):
+            self.close()
+            raise BotFault(f"bot {self.bot.name!r} answered {brief(answer)}, not a JSON object")
+        if answer.get("id", request["id"]) != request["id"]:
+            self.close()
+            raise BotFault(f"bot {self.bot.name!r} answered request {brief(answer.get('id'))} "
+                           f"to request {request['id']}")
+        return answer
+
+    def _exchange(self, request: dict, timeout: float | None, hello: bool):
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+def _parent_death_signal():
+    """In the child before it runs the bot (Linux): be killed when the harness dies."""
+    _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+try:  # looked up before any fork: the child only calls it
+    import ctypes
+
+    _PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+except (OSError, AttributeError):
+    _PRCTL = None
+
+
+class _StdioClient(_Connection):
+    """A bot program on our pipes: one request line out, one answer line back."""
+
+    def __init__(self, bot: BotDefinition):
+        super().__init__(bot)
+        self.proc: subprocess.Popen | None = None
+        self.pending = b""
+        self.poller = None
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def _start(self) -> None:
+        stderr = None
+        if self.bot.stderr_folder is not None:
+            path = os.path.join(self.bot.stderr_folder, f"bot-{self.bot.name}{STDERR_SUFFIX}")
+            stderr = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                             0o644)
+            os.write(stderr, f"--- slagwerk started {self.bot.address} for process {os.getpid()}\n"
+                     .encode())
+        in_main = threading.current_thread() is threading.main_thread()
+        try:
+            self.proc = subprocess.Popen(
+                list(self.bot.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                bufsize=0, preexec_fn=_parent_death_signal if (_PRCTL and in_main) else None)
+        except OSError as err:
+            raise BotFault(f"bot {self.bot.name!r} cannot be started ({self.bot.address}): "
+                           f"{err.strerror or err}") from None
+        finally:
+            if stderr is not None:
+                os.close(stderr)
+        self.pending = b""
+        self.poller = select.poll()
+        self.poller.register(self.proc.stdout.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+
+    def _exchange(self, request: dict, timeout: float | None, hello: bool):
+        if not self.running():
+            self._start()
+        line = json.dumps(request, separators=(",", ":")).encode("utf-8") + b"\n"
+        try:
+            self.proc.stdin.write(line)
+        except OSError:
+            raise BotFault(f"bot {self.bot.name!r} {self._ended()}") from None
+        raw = self._read_line(timeout)
+        try:
+            return json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise BotFault(f"bot {self.bot.name!r} answered {brief(raw.decode('utf-8', 'replace'))}, "
+                           f"which is not JSON") from None
+
+    def _read_line(self, timeout: float | None) -> bytes:
+        fd = self.proc.stdout.fileno()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self.pending:
+            if len(self.pending) > MAX_ANSWER_BYTES:
+                raise BotFault(f"bot {self.bot.name!r} wrote an answer longer than {MAX_ANSWER_BYTES} bytes")
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not self.poller.poll(None if wait is None else wait * 1000):
+                raise BotFault(f"bot {self.bot.name!r} did not answer within {timeout:g} s")
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise BotFault(f"bot {self.bot.name!r} {self._ended()}")
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line
+
+    def _ended(self) -> str:
+        try:  # briefly: the move's time limit is running
+            code = self.proc.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            return "exited (it closed its standard output)"
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"exited (killed by {signal.Signals(-code).name})"
+        return f"exited (exit code {code})"
+
+    def close(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+class _HttpClient(_Connection):
+    """A bot served over HTTP: ``GET /v1/info`` and ``POST /v1/act`` on one kept-alive connection."""
+
+    def __init__(self, bot: BotDefinition):
+        super().__init__(bot)
+        self.conn: http.client.HTTPConnection | None = None
+
+    def _exchange(self, request: dict, timeout: float | None, hello: bool):
+        parts = urllib.parse.urlsplit(self.bot.url)
+        if self.conn is None:
+            self.conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=timeout)
+            try:
+                self.conn.connect()
+                self.conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small requests
+            except OSError as err:
+                raise BotFault(f"bot {self.bot.name!r} at {self.bot.url}: {type(err).__name__}: "
+                               f"{err}") from None
+        try:
+            if hello:
+                self.conn.request("GET", "/v1/info")
+            else:
+                body = json.dumps(request, separators=(",", ":")).encode("utf-8")
+                self.conn.request("POST", "/v1/act", body, {"Content-Type": "application/json"})
+            response = self.conn.getresponse()
+            raw = response.read(MAX_ANSWER_BYTES + 1)
+        except (OSError, http.client.HTTPException) as err:
+            raise BotFault(f"bot {self.bot.name!r} at {self.bot.url}: {type(err).__name__}: {err}") from None
+        try:
+            answer = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise BotFault(f"bot {self.bot.name!r} answered HTTP {response.status} with "
+                           f"{brief(raw.decode('utf-8', 'replace'))}, which is not JSON") from None
+        if response.status != 200 and not (isinstance(answer, dict) and "error" in answer):
+            raise BotFault(f"bot {self.bot.name!r} answered HTTP {response.status}")
+        if hello and isinstance(answer, dict):
+            answer.setdefault("id", request["id"])
+        return answer
+
+    def close(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            conn.close()

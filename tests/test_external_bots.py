@@ -1,0 +1,409 @@
+"""Bring your own bot: external programs (stdio), HTTP bots and Python plugins play in
+tournaments, SPRT, tuning and ``play`` like built-in agents, lose by forfeit when they
+misbehave, and never see a card their seat cannot see (agents/external.py, agents/plugins.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from paths import REPO
+from slagwerk.agents import AGENTS, external, make, plugins
+from slagwerk.cli import main
+from slagwerk.engine import GAME_NAMES, contract, make_game
+from slagwerk.engine.bits import make_rng
+from slagwerk.engine.errors import SpecError
+from slagwerk.experiments.seating import tables_for
+from slagwerk.experiments.tournament import TournamentConfig, run_tournament
+
+EXAMPLES = REPO / "docs" / "examples"
+MINIMAL_BOT = EXAMPLES / "minimal_bot.py"
+PLUGIN_BOT = EXAMPLES / "plugin_bot.py"
+MISBEHAVING_BOT = REPO / "tests" / "misbehaving_bot.py"
+PY = sys.executable
+
+
+def bot_option(name: str, *args) -> str:
+    """A ``--bot NAME=COMMAND`` for a Python script with arguments."""
+    return f"{name}={PY} " + " ".join(str(a) for a in args)
+
+
+@pytest.fixture(autouse=True)
+def own_registry():
+    """Every test registers its own bots and plugins; the registry is restored after it."""
+    agents = dict(AGENTS)
+    loaded = list(plugins._LOADED)
+    yield
+    external.close_all()
+    AGENTS.clear()
+    AGENTS.update(agents)
+    plugins._LOADED[:] = loaded
+
+
+@pytest.fixture(scope="module")
+def http_bot():
+    """The minimal example bot served over HTTP on a free port: its URL."""
+    proc = subprocess.Popen([PY, str(MINIMAL_BOT), "--http", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("listening on http://"), line
+        yield line.split()[-1]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def positions(game_name: str, count: int, seed: int):
+    """``count`` states with a seat to move, reached by seeded random play."""
+    rng = np.random.default_rng(seed)
+    game = make_game(game_name)
+    state = game.new_match(seed=seed)
+    out = []
+    while len(out) < count:
+        if state.is_terminal:
+            state = game.new_match(seed=int(rng.integers(1 << 30)))
+        if state.deal_pending:
+            state.deal(rng=make_rng(int(rng.integers(1 << 30))))
+            continue
+        if rng.random() < 0.3:
+            out.append(state.clone())
+        legal = state.legal_actions()
+        state.apply(legal[int(rng.integers(len(legal)))])
+    return out
+
+
+def deals_covering(agents: int, game) -> int:
+    """The fewest duplicate groups in which every one of ``agents`` agents plays."""
+    tables = tables_for(agents, game.n_players, game.team_game, game.team_of)
+    seen = set()
+    for count, table in enumerate(tables, start=1):
+        seen.update(table)
+        if len(seen) == agents:
+            return count
+    raise AssertionError("some agent never plays")
+
+
+def comparable(folder) -> list[dict]:
+    """The games of a results folder in schedule order, without the timings."""
+    lines = [json.loads(x) for x in (folder / "games.jsonl").read_text().splitlines()]
+    for line in lines:
+        for key in ("time", "think"):
+            line.pop(key, None)
+    return sorted(lines, key=lambda line: line["index"])
+
+
+# ------------------------------------------------------------------ tournaments
+
+
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+def test_a_program_an_http_bot_and_a_plugin_play_a_tournament_among_built_in_agents(
+        tmp_path, http_bot, game_name):
+    """The example program on stdio (with a parameter), the same bot over HTTP and as a
+    plugin (in the team games partnered with the program) rank with random and heuristic;
+    the results are the same with 1 and 2 workers."""
+    plugins.load_plugins([str(PLUGIN_BOT)])
+    external.register_bots([bot_option("prog", MINIMAL_BOT), f"web={http_bot}"])
+    game = make_game(game_name)
+    plugin = "first-legal:random_share=0.6"
+    if game.team_game:  # a partnership of a program and a plugin
+        plugin = f"prog+{plugin}"
+    agents = ("prog:random_share=0.3", "web", plugin, "random", "heuristic")
+    config = TournamentConfig(game_name, agents, deals=deals_covering(len(agents), game), seed=5,
+                              bootstrap=20)
+    one = run_tournament(config, tmp_path / "one", jobs=1, progress=False)
+    two = run_tournament(config, tmp_path / "two", jobs=2, progress=False)
+    assert comparable(tmp_path / "one") == comparable(tmp_path / "two")
+    assert not one.forfeits and not two.forfeits
+    assert {row.agent for row in one.ratings.ranking} == set(one.ratings.labels) == set(agents)
+    played = {label for line in comparable(tmp_path / "one") for label in line["agents"]}
+    assert played == set(one.ratings.labels)
+    stored = json.loads((tmp_path / "one" / "config.json").read_text())
+    assert set(stored["bots"]) == {"prog", "web"}
+    assert str(MINIMAL_BOT) not in json.dumps(stored)  # a name and a hash, never the command
+    log = (tmp_path / "one" / "bot-prog.stderr.log").read_text()
+    assert "slagwerk started" in log  # the bot's standard error is kept with the results
+
+
+def test_the_example_program_and_the_example_plugin_answer_alike():
+    """docs/examples: minimal_bot.py over stdio and plugin_bot.py in-process are the same bot."""
+    plugins.load_plugins([str(PLUGIN_BOT)])
+    external.register_bots([bot_option("prog", MINIMAL_BOT)])
+    for game_name in GAME_NAMES:
+        game = make_game(game_name)
+        outside = make("prog:random_share=0.5", game, seed=11)
+        inside = make("first-legal:random_share=0.5", game, seed=11)
+        answers = [(outside.act(s.view(s.to_move)), inside.act(s.view(s.to_move)))
+                   for s in positions(game_name, 12, seed=4)]
+        assert all(a == b for a, b in answers)
+        assert len({a for a, _ in answers}) > 1
+
+
+@pytest.mark.parametrize("kind", ["crash", "hang", "illegal", "garbage", "error"])
+def test_a_misbehaving_bot_answer_is_a_fault_that_restarts_it(kind):
+    external.register_bots([bot_option("bad", MISBEHAVING_BOT, kind)], timeout=0.5)
+    state = make_game("coins").new_match(seed=1)
+    agent = make("bad", state.game, seed=1)
+    expected = {"crash": "exited", "hang": "did not answer within 0.5 s",
+                "illegal": "'not-an-action', which is not a legal action",
+                "garbage": "'this is not json', which is not JSON", "error": "answered an error: I refuse"}
+    for _ in range(2):  # the second request starts a fresh process
+        with pytest.raises(external.BotFault, match=re.escape(expected[kind])):
+            agent.act(state.view(state.to_move))
+        assert getattr(external._CLIENTS.get("bad"), "proc", None) is None  # its process was ended
+
+
+def test_misbehaving_bots_lose_by_forfeit_and_the_tournament_ranks_everyone(tmp_path):
+    """A crashing, a hanging, an illegal-move and a garbage-writing bot each forfeit every
+    game they play (the reason is in games.jsonl); the tournament completes."""
+    kinds = ("crash", "hang", "illegal", "garbage")
+    external.register_bots([bot_option(kind, MISBEHAVING_BOT, kind) for kind in kinds])
+    agents = (*kinds, "random", "heuristic")
+    game = make_game("koetsieren", players=2)
+    config = TournamentConfig("koetsieren", agents, deals=deals_covering(len(agents), game), seed=2,
+                              options=(("players", 2),), move_time=0.3, bootstrap=20)
+    result = run_tournament(config, tmp_path / "run", jobs=2, progress=False)
+    lines = comparable(tmp_path / "run")
+    assert result.games == len(lines) and {row.agent for row in result.ratings.ranking} == set(agents)
+    reasons = {"crash": "exited", "hang": "no move within the time limit of 0.3 s",
+               "illegal": "which is not a legal action", "garbage": "which is not JSON"}
+    for line in lines:
+        bad = [seat for seat, label in enumerate(line["agents"]) if label in kinds]
+        if not bad:
+            assert line["forfeit"] is None
+            continue
+        forfeit = line["forfeit"]
+        assert forfeit is not None and forfeit["seat"] in bad
+        assert reasons[forfeit["agent"]] in forfeit["error"]
+        assert line["reward"][forfeit["seat"]] == 0.0
+    assert {line["forfeit"]["agent"] for line in lines if line["forfeit"]} == set(kinds)
+    stderr = (tmp_path / "run" / "bot-crash.stderr.log").read_text()
+    assert "crashing on purpose" in stderr
+    top = [row.agent for row in result.ratings.ranking[:2]]
+    assert set(top) == {"random", "heuristic"}
+
+
+# ------------------------------------------------------------------ no leaks
+
+
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+def test_a_bot_gets_the_seats_view_only_unchanged_when_hidden_cards_change(tmp_path, game_name):
+    """docs/design.md §4: a bot's request is the seat's view (plus game, agent and seed), the
+    same whatever the cards its seat cannot see; the true state really differs."""
+    record = tmp_path / "requests.jsonl"
+    external.register_bots([bot_option("spy", MISBEHAVING_BOT, "record", record)])
+    changed = 0
+    for k, state in enumerate(positions(game_name, 4, seed=30)):
+        seat = state.to_move
+        agent = make("spy", state.game, seed=9)
+        worlds = [state]
+        for world in range(3):
+            other = state.clone()
+            contract.determinize(other.array, seat, make_rng(100 * k + world))
+            changed += not np.array_equal(other.array, state.array)
+            worlds.append(other)
+        record.write_text("")
+        for world in worlds:
+            agent.act(world.view(seat))
+        requests = [json.loads(line) for line in record.read_text().splitlines()]
+        for request in requests:
+            request.pop("id")
+        assert requests[0] == {"type": "act", "game": game_name, "agent": "misbehave",
+                               "view": state.view(seat), "seed": 9}
+        assert all(request == requests[0] for request in requests)
+    assert changed > 0, "determinize never changed a hidden card: the test would prove nothing"
+
+
+# ------------------------------------------------------------------ errors, resume
+
+
+def test_a_bot_that_does_not_play_the_game_is_an_error_before_any_game(tmp_path, capsys):
+    folder = tmp_path / "run"
+    status = main(["tournament", "--game", "kozel", "--agents", "coinsbot", "random", "--deals", "1",
+                   "--quiet", "--results", str(folder), "--jobs", "1",
+                   "--bot", bot_option("coinsbot", MISBEHAVING_BOT, "coins-only")])
+    err = capsys.readouterr().err
+    assert status == 2 and "bot 'coinsbot' does not play kozel (it plays: coins)" in err
+    assert not folder.exists() or not (folder / "games.jsonl").exists()
+
+
+@pytest.mark.parametrize("option, message", [
+    (bot_option("v2", MISBEHAVING_BOT, "version-2"), "this harness speaks slagwerk-bot version 1"),
+    ("random=true", "that name is taken"),
+    ("nothing", "is not NAME=COMMAND"),
+    ("x=/no/such/program", "cannot be started"),
+    ("x=http://127.0.0.1:1", "Connection refused"),
+    ("x=http://127.0.0.1:1/some/path", "must be http://HOST:PORT"),
+])
+def test_bad_bot_definitions_are_one_line_errors(capsys, option, message):
+    status = main(["play", "coins", "--quiet", "--bot", option])
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_resume_needs_the_same_bot_definitions_again(tmp_path, capsys):
+    folder = tmp_path / "run"
+    prog = bot_option("prog", MINIMAL_BOT)
+    common = ["--quiet", "--jobs", "1", "--json"]
+    assert main(["tournament", "--game", "coins", "--agents", "prog", "random", "--deals", "2",
+                 "--results", str(folder), "--bootstrap", "10", "--bot", prog, *common]) == 0
+    first = capsys.readouterr().out
+    AGENTS.pop("prog")
+    assert main(["tournament", "--resume", str(folder), *common]) == 2
+    assert "plays the external bot 'prog': give --bot prog=COMMAND again" in capsys.readouterr().err
+    AGENTS.pop("prog", None)
+    same = bot_option("prog", MINIMAL_BOT) + "  "  # the same words: the same command
+    assert main(["tournament", "--resume", str(folder), "--bot", same, *common]) == 0
+    assert capsys.readouterr().out == first
+    AGENTS.pop("prog")
+    other = f"prog={PY} -u {MINIMAL_BOT}"
+    assert main(["tournament", "--resume", str(folder), "--bot", other, *common]) == 2
+    assert "--bot prog: its command" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ commands
+
+
+def test_sprt_and_play_take_bots_and_plugins(capsys):
+    """The example program against the example plugin: the same bot on both sides, so every
+    group is drawn."""
+    assert main(["sprt", "prog", "first-legal", "--game", "coins", "--max-groups", "3",
+                 "--jobs", "1", "--json", "--bot", bot_option("prog", MINIMAL_BOT),
+                 "--plugin", str(PLUGIN_BOT)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["groups"] == 3 and result["draws"] == 3
+    AGENTS.pop("prog")
+    assert main(["play", "aluette", "--agents", "prog", "heuristic", "prog", "heuristic", "--quiet",
+                 "--move-time", "5", "--bot", bot_option("prog", MINIMAL_BOT)]) == 0
+    assert "final totals" in capsys.readouterr().out
+
+
+def test_play_forfeits_a_match_when_a_bot_fails(capsys):
+    status = main(["play", "coins", "--agents", "bad", "random", "random", "--quiet",
+                   "--bot", bot_option("bad", MISBEHAVING_BOT, "illegal")])
+    assert status == 1
+    assert "seat 0 (bad) forfeits the match" in capsys.readouterr().out
+
+
+def test_a_forfeit_shown_to_a_human_names_no_card(capsys, monkeypatch):
+    """docs/design.md §4: with a person at the table, a bot's forfeit is announced without its
+    reason, which may name a card of the bot's seat."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 40))
+    status = main(["play", "coins", "--human", "1", "--agents", "bad", "random", "random", "--seed", "4",
+                   "--bot", bot_option("bad", MISBEHAVING_BOT, "illegal")])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert out.rstrip().endswith("seat 0 (bad) forfeits the match: its agent failed or ran out of time")
+
+
+def test_tune_tunes_a_parameter_the_bot_declares(tmp_path, capsys):
+    folder = tmp_path / "tune"
+    assert main(["tune", "--game", "coins", "--agent", "prog", "--param", "random_share=0:1",
+                 "--opponents", "random", "--budget", "60", "--groups", "1", "--method", "spsa",
+                 "--no-confirm", "--jobs", "1", "--quiet", "--results", str(folder), "--seed", "3",
+                 "--bot", bot_option("prog", MINIMAL_BOT)]) == 0
+    best = json.loads((folder / "best.json").read_text())
+    assert best["agent"] == "prog" and 0.0 <= float(best["params"]["random_share"]) <= 1.0
+    assert "slagwerk started" in (folder / "bot-prog.stderr.log").read_text()
+    AGENTS.pop("prog")
+    assert main(["tune", "--resume", str(folder), "--quiet", "--jobs", "1"]) == 2
+    assert "plays the external bot 'prog'" in capsys.readouterr().err
+    assert main(["tune", "--resume", str(folder), "--quiet", "--jobs", "1",
+                 "--bot", bot_option("prog", MINIMAL_BOT)]) == 0  # nothing left to play
+
+
+def test_an_installed_plugin_appears_in_the_bots_hello_and_plays(tmp_path):
+    """The entry-point group slagwerk.agents of an installed distribution (a dist-info
+    folder on the path) brings its agent into `slagwerk bot`."""
+    site = tmp_path / "site"
+    dist = site / "first_legal_bot-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: first-legal-bot\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[slagwerk.agents]\nfirst-legal = plugin_bot:FirstLegalAgent\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(EXAMPLES),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    state = make_game("coins").new_match(seed=2)
+    requests = [{"id": 1, "type": "hello"},
+                {"id": 2, "type": "act", "game": "coins", "agent": "first-legal:random_share=0",
+                 "view": state.view(state.to_move)}]
+    out = subprocess.run([PY, "-m", "slagwerk", "bot", "--time-limit-ms", "0"], env=env, text=True,
+                         input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True,
+                         timeout=300, check=True).stdout.splitlines()
+    hello, act = (json.loads(line) for line in out)
+    assert hello["agents"]["first-legal"]["params"]["random_share"]["max"] == 1.0
+    assert act == {"id": 2, "action": state.legal_texts()[0]}
+    # ... and plays in a tournament's worker processes without --plugin
+    out = subprocess.run([PY, "-m", "slagwerk", "tournament", "--game", "coins", "--agents", "first-legal",
+                          "random", "--deals", "1", "--jobs", "2", "--quiet", "--json", "--bootstrap", "10",
+                          "--results", str(tmp_path / "run")], env=env, text=True, capture_output=True,
+                         timeout=600, check=True).stdout
+    ranking = json.loads(out)["ranking"]
+    assert {row["agent"] for row in ranking} == {"first-legal", "random"}
+    assert all(line["forfeit"] is None for line in comparable(tmp_path / "run"))
+
+
+def test_a_plugin_cannot_take_a_built_in_name(tmp_path):
+    module = tmp_path / "thief.py"
+    module.write_text("from slagwerk.agents import register\nfrom slagwerk.agents.simple import RandomAgent\n"
+                      "@register\nclass Thief(RandomAgent):\n    name = 'heuristic'\n")
+    with pytest.raises(SpecError, match="registers an agent named 'heuristic', which is taken"):
+        plugins.load_plugins([str(module)])
+    assert AGENTS["heuristic"].__name__ == "HeuristicAgent"
+
+
+def test_killing_the_harness_ends_its_bot_processes(tmp_path):
+    """A harness killed with SIGKILL takes its bots along (Linux: parent-death signal)."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the parent-death signal is Linux's")
+    pids = tmp_path / "pids"
+    harness = subprocess.Popen(
+        [PY, "-m", "slagwerk", "play", "coins", "--agents", "stuck", "random", "random", "--quiet",
+         "--bot", bot_option("stuck", MISBEHAVING_BOT, "hang", "--pid-file", pids)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # the hello process, then the one that plays
+            if pids.exists() and len(pids.read_text().split()) >= 2:
+                break
+            time.sleep(0.1)
+        playing = int(pids.read_text().split()[1])
+        time.sleep(0.3)
+        assert _alive(playing)
+        harness.send_signal(signal.SIGKILL)
+        harness.wait()
+        deadline = time.monotonic() + 10
+        while _alive(playing) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(playing)
+    finally:
+        harness.kill()
+        harness.wait()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_bench_reports_the_harness_overhead_of_a_bot_program():
+    """`slagwerk bench` (experiments/bot_overhead_bench.py): the same agent in-process and over
+    stdio, in games per second, and the overhead per decision (measured, never asserted
+    against a speed)."""
+    from slagwerk.experiments.bot_overhead_bench import overhead_rows
+
+    (row,) = overhead_rows(["coins"], seconds=0.2, rounds=1)
+    assert row["benchmark"] == "bot_harness_overhead" and row["decisions_per_game"] > 10
+    assert row["per_second"] > 0 and row["in_process_per_second"] > 0
+    assert "overhead_ms_per_decision" in row and "wall_overhead_ms_per_decision" in row
+    assert "bench-first-legal" not in AGENTS and "bench-first-legal-stdio" not in AGENTS
