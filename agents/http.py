@@ -96,6 +96,8 @@ class BotServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = LISTEN_BACKLOG
+    handler_class: type | None = None
+    """The request handler; ``None`` is the bot API's own (a subclass may serve more paths)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
                  limits: Limits | None = None, time_limit_ms: int = 30_000, workers: int = 1,
@@ -114,7 +116,7 @@ class BotServer(ThreadingHTTPServer):
         self.defaults = defaults
         self.pool = WorkerPool(worker_argv or bot_command(self.limits, defaults), workers, time_limit_ms)
         try:
-            super().__init__((host, port), _Handler)
+            super().__init__((host, port), self.handler_class or BotHandler)
         except OSError:
             self.pool.close()
             raise
@@ -157,7 +159,9 @@ class _DeadlineReader(io.RawIOBase):
         return self.sock.recv_into(buffer)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class BotHandler(BaseHTTPRequestHandler):
+    """The bot API's requests (a subclass may serve more paths before these)."""
+
     server: BotServer
     server_version = "slagwerk-bot"
     protocol_version = "HTTP/1.1"

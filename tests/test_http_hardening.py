@@ -95,7 +95,7 @@ def test_serve_public_warns_about_the_risk(monkeypatch, capsys):
         def close(self):
             pass
 
-    monkeypatch.setattr(serve, "BotServer", FakeServer)
+    monkeypatch.setattr(serve, "WebServer", FakeServer)  # the bot server with the web page
     assert main(["serve", "--host", "0.0.0.0", "--port", "0", "--public"]) == 0
     err = capsys.readouterr().err
     assert "WARNING" in err and "anyone" in err and "no authentication" in err

@@ -11,9 +11,10 @@ from ..agents.registry import resolve_spec_files
 from ..agents.warmup import ensure_compiled
 from ..engine import GAMES
 from ..engine.bits import derive_seed
-from ..engine.errors import SpecError
+from ..engine.errors import OptionError, SpecError
 from ..engine.records import record_of
-from .options import add_game_options, game_from_args
+from ..experiments.runner import Forfeit, _GuardedAgent, _Watch
+from .options import add_agent_source_options, add_game_options, game_from_args, load_agent_sources
 from .output import ReservedOutput
 
 
@@ -34,6 +35,13 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--quiet", action="store_true", help="print only the result")
     parser.add_argument("--human", type=int, metavar="SEAT",
                         help="play SEAT yourself in this terminal (shows only what that seat sees)")
+    parser.add_argument("--web", action="store_true",
+                        help="play in the browser instead: serves the page on 127.0.0.1 and opens this "
+                        "match, you in seat --human (default 0) against --agents (docs/web.md)")
+    parser.add_argument("--move-time", type=float, default=0.0, metavar="SECONDS",
+                        help="per-move time limit of the agents: a slower move, or any fault of an "
+                        "agent or bot, forfeits the match (default: none)")
+    add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
 
@@ -51,6 +59,8 @@ def build_agents(game, specs, seed):
 
 
 def run(args) -> int:
+    if args.web:
+        return _play_on_the_web(args)
     # The record's path is checked (and its temporary file made) before anything is played.
     record = ReservedOutput(args.record, flag="--record", force=args.force) if args.record else None
     try:
@@ -61,6 +71,9 @@ def run(args) -> int:
 
 
 def _play(args, record: ReservedOutput | None) -> int:
+    if args.move_time < 0:
+        raise OptionError(f"--move-time must not be negative, not {args.move_time:g}")
+    load_agent_sources(args, args.move_time or None)  # plugins and --bot bots
     game = game_from_args(args.game, args)
     agents = build_agents(game, args.agents, args.seed)
     ensure_compiled([game.name])  # a cold cache compiles before the first deal, and says so
@@ -70,6 +83,8 @@ def _play(args, record: ReservedOutput | None) -> int:
         human = agents[args.human] = HumanPlayer(game, args.human)  # checks the seat
     out = sys.stdout
     names = [getattr(a, "label", a.name) for a in agents]
+    agents = [agent if agent is human else _guarded(agent, seat, args.move_time or None)
+              for seat, agent in enumerate(agents)]
     if not args.quiet:
         print(f"{game.name} {game.options}; seats: " + ", ".join(
             f"{s}={n}" for s, n in enumerate(names)), file=out)
@@ -99,13 +114,40 @@ def _play(args, record: ReservedOutput | None) -> int:
         except HumanQuit as err:
             print(f"{err}: match abandoned", file=out)
             return 1
+        except Forfeit as fault:
+            return _forfeited(fault, names, args, out)
     else:
-        state = play_match(game, agents, seed=args.seed, on_action=show)
+        try:
+            state = play_match(game, agents, seed=args.seed, on_action=show)
+        except Forfeit as fault:
+            return _forfeited(fault, names, args, out)
     print(("" if args.quiet else "\n") + f"final totals {state.totals}; outcome {state.outcome}", file=out)
     if record is not None:
         record.write(json.dumps(record_of(state, players=names), indent=1) + "\n")
         print(f"record saved to {args.record}", file=out)
     return 0
+
+
+def _forfeited(fault, names, args, out) -> int:
+    # With a human at the table the reason is left out: it may name a card of the faulty seat.
+    reason = "its agent failed or ran out of time" if args.human is not None else fault.error
+    print(f"{'' if args.quiet else chr(10)}seat {fault.seat} ({names[fault.seat]}) forfeits the match: "
+          f"{reason}", file=out)
+    return 1
+
+
+def _guarded(agent, seat: int, move_time: float | None):
+    """``agent`` under the per-move limit, its faults turned into :class:`Forfeit` (as in
+    tournaments)."""
+    return _GuardedAgent(agent, seat, move_time, _Watch(), seat)
+
+
+def _play_on_the_web(args) -> int:
+    if args.record:
+        raise OptionError("--record does not go with --web: the page downloads the finished match's record")
+    from ..web.launch import play_in_browser
+    game = game_from_args(args.game, args)
+    return play_in_browser(game, args.human or 0, args.agents, args.seed)
 
 
 def _start_of_deal(state):

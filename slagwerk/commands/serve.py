@@ -1,13 +1,16 @@
-"""``slagwerk serve``: the bot protocol over HTTP (``POST /v1/act``, ``GET /v1/info``)."""
+"""``slagwerk serve``: the bot protocol over HTTP (``POST /v1/act``, ``GET /v1/info``), and
+the web page at ``/`` to play the bots and watch records (docs/web.md)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
-from ..agents.http import DEFAULT_PORT, BotServer, is_loopback
+from ..agents.http import DEFAULT_PORT, is_loopback
 from ..agents.protocol import Limits
 from ..engine.errors import OptionError
+from ..web.server import WebServer
 from .bot import add_cap_options, add_server_options, defaults_from_args, limits_from_args
 
 PUBLIC_WARNING = (
@@ -46,7 +49,37 @@ def add_parser(subparsers) -> None:
                         help="a client must send each whole request (headers and body) within this "
                         "time, or it is dropped; an idle keep-alive connection too (default 10)")
     parser.add_argument("--log", action="store_true", help="log every request to stderr")
+    add_web_options(parser)
     parser.set_defaults(run=run)
+
+
+def add_web_options(parser) -> None:
+    """The web page's settings (docs/web.md)."""
+    parser.add_argument("--results", action="append", default=[], metavar="DIR",
+                        help="a results folder (or any folder of records) whose records the page may "
+                        "open to watch, read-only (repeatable)")
+    parser.add_argument("--max-matches", type=int, default=64, metavar="N",
+                        help="most browser sessions (a match or a watched record each) held at once "
+                        "(default 64)")
+    parser.add_argument("--match-expiry", type=float, default=1800.0, metavar="SECONDS",
+                        help="a session nobody asked about for this long is dropped; a finished "
+                        "match's after a third of it (default 1800)")
+
+
+def check_web_options(args) -> None:
+    if args.max_matches < 1:
+        raise OptionError(f"--max-matches must be at least 1, not {args.max_matches}")
+    if not 0 < args.match_expiry <= 7 * 86400:
+        raise OptionError(f"--match-expiry must be in (0, 604800] seconds, not {args.match_expiry}")
+    for folder in args.results:
+        if not os.path.isdir(folder):
+            raise OptionError(f"--results {folder!r} is not a folder")
+
+
+def web_settings(args) -> dict:
+    """The :class:`WebServer` keywords of the command line's web options."""
+    return {"results": list(args.results), "max_matches": args.max_matches,
+            "idle_s": args.match_expiry, "finished_s": args.match_expiry / 3}
 
 
 def run(args) -> int:
@@ -58,6 +91,7 @@ def run(args) -> int:
         raise OptionError(f"--port must be 0..65535, not {args.port}")
     if not 0 < args.client_timeout <= 3600:
         raise OptionError(f"--client-timeout must be in (0, 3600] seconds, not {args.client_timeout}")
+    check_web_options(args)
     limits = limits_from_args(args, max(1, args.time_limit_ms * 4 // 5))
     public = not is_loopback(args.host)
     if public and not args.public:
@@ -68,15 +102,17 @@ def run(args) -> int:
         print(PUBLIC_WARNING.format(host=args.host), file=sys.stderr, flush=True)
     print(f"starting {args.workers} bot worker(s)...", file=sys.stderr, flush=True)
     try:
-        server = BotServer(args.host, args.port, limits=limits, time_limit_ms=args.time_limit_ms,
+        server = WebServer(args.host, args.port, limits=limits, time_limit_ms=args.time_limit_ms,
                            workers=args.workers, defaults=defaults, public=args.public,
-                           socket_timeout=args.client_timeout, log_requests=args.log)
+                           socket_timeout=args.client_timeout, log_requests=args.log,
+                           **web_settings(args))
     except OSError as err:
         raise OptionError(f"cannot listen on {args.host}:{args.port}: {err.strerror}") from None
     # A service manager stops the server with SIGTERM: close the workers on the way out.
     signal.signal(signal.SIGTERM, _stop)
     host, port = server.server_address[:2]
-    print(f"serving the slagwerk bot on http://{host}:{port}/v1/ (Ctrl-C stops)", file=sys.stderr, flush=True)
+    print(f"serving the slagwerk bot on http://{host}:{port}/v1/ and the page on http://{host}:{port}/ "
+          f"(Ctrl-C stops)", file=sys.stderr, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

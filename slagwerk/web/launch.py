@@ -1,0 +1,68 @@
+"""``slagwerk play GAME --web``: start the page's server and open a match in the browser.
+
+The match is the page's contract URL (docs/web.md): ``/?game=G&seat=S&agent=SPEC...``
+with the seed and the game options, served by a loopback :class:`~.server.WebServer`
+on a free port. A spec's ``@FILE`` is read here, once, and goes into the URL as values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import webbrowser
+from urllib.parse import urlencode
+
+from ..agents.protocol import Limits
+from ..agents.registry import resolve_spec_files
+from ..engine.errors import OptionError, SpecError
+from .server import WebServer
+
+TIME_LIMIT_MS = 30_000
+"""A bot's move may take this long (its search budget 80% of it), as ``slagwerk serve``'s default."""
+
+
+def match_url(base: str, game, seat: int, specs: list[str], seed: int) -> str:
+    """The page's URL that starts this match (docs/web.md)."""
+    query = [("game", game.name), ("seat", seat), *(("agent", spec) for spec in specs), ("seed", seed)]
+    query += [(f"opt.{key}", value) for key, value in game.options.items()]
+    return f"{base}/?{urlencode(query)}"
+
+
+def other_seats(game, seat: int, specs: list[str] | None) -> list[str]:
+    """The agents of the seats other than ``seat``, in seat order: one spec fills them
+    all; a spec per seat (the human's ignored) or one per other seat is taken as it is."""
+    n = game.n_players
+    if not 0 <= seat < n:
+        raise OptionError(f"--human {seat} is not a seat of this {game.name} match (0..{n - 1})")
+    specs = [resolve_spec_files(spec) for spec in specs or ["heuristic"]]
+    if len(specs) == 1:
+        return specs * (n - 1)
+    if len(specs) == n:
+        return specs[:seat] + specs[seat + 1:]
+    if len(specs) == n - 1:
+        return specs
+    raise SpecError(f"{game.name} with these options has {n} seats: give one agent spec, one per seat "
+                    f"or one per other seat ({n - 1}), not {len(specs)}")
+
+
+def play_in_browser(game, seat: int, specs: list[str] | None, seed: int, port: int = 0) -> int:
+    """Serve the page on loopback, open the match in the browser, serve until Ctrl-C."""
+    others = other_seats(game, seat, specs)
+    print("starting the bot worker...", file=sys.stderr, flush=True)
+    limits = Limits(max_time_ms=TIME_LIMIT_MS * 4 // 5)
+    try:
+        server = WebServer("127.0.0.1", port, limits=limits, time_limit_ms=TIME_LIMIT_MS, workers=1)
+    except OSError as err:
+        raise OptionError(f"cannot listen on 127.0.0.1:{port}: {err.strerror}") from None
+    url = match_url(f"http://127.0.0.1:{server.port}", game, seat, others, seed)
+    print(f"your match is at {url}\n(opening it in the browser; Ctrl-C stops the server)",
+          file=sys.stderr, flush=True)
+    with contextlib.suppress(webbrowser.Error):  # no browser here: the address above is enough
+        webbrowser.open(url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0

@@ -1,0 +1,439 @@
+"""The web page's server side (docs/web.md), without a browser.
+
+- What the page receives never holds a card its seat cannot see: every
+  answer is compared with the seat's view and with the true state.
+- Sessions have unguessable ids; the number held is capped and idle or
+  finished ones are dropped.
+- Bad settings, actions and records are refused with a one-line reason;
+  the page's API keeps the bot API's size limit.
+- A watched record gives ``slagwerk replay``'s trick winners and points.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import threading
+from http import HTTPStatus
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from slagwerk.agents.match import play_match
+from slagwerk.agents.protocol import Limits, handle
+from slagwerk.agents.registry import make
+from slagwerk.engine import GAMES, make_game
+from slagwerk.engine.records import record_of, replay
+from slagwerk.web.matches import MatchStore, WebError, WebMatch, check_settings
+from slagwerk.web.server import COOKIE, PAGE_FILES, WebServer, page_file
+from slagwerk.web.watch import RecordShelf, Watch
+
+LIMITS = Limits(max_request_bytes=64 * 1024, max_time_ms=8000, max_iterations=20_000)
+SETTINGS = {
+    # game: human seat, the other seats' agents, options (short matches)
+    "coins": (2, ["random", "heuristic"], {"target": 6}),
+    "koetsieren": (0, ["heuristic", "random", "random"], {"players": 4}),
+    "kozel": (1, ["random", "heuristic", "random"], {}),
+    "aluette": (0, ["heuristic", "random", "random"], {}),
+}
+CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKAN][cdhsoeb])(?![A-Za-z0-9])")
+
+
+def in_process(request: dict):
+    """The bot server's answer, computed here (as a worker would)."""
+    answer = handle(request, LIMITS)
+    return (HTTPStatus.OK if "action" in answer else HTTPStatus.BAD_REQUEST), answer
+
+
+def cards_in(value) -> set[str]:
+    """Every card name in the strings of a JSON value."""
+    if isinstance(value, str):
+        return set(CARD.findall(value))
+    if isinstance(value, dict):
+        return set().union(*(cards_in(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(cards_in(v) for v in value)) if value else set()
+    return set()
+
+
+def hidden_cards(match: WebMatch) -> set[str]:
+    """The cards the human seat cannot see now, from the true state: every card of
+    the deck but those in its view and in what it saw of this deal's actions."""
+    state, seat, deck = match.state, match.seat, match.game.deck
+    seen = cards_in(state.view(seat))
+    if state.deals:
+        seen |= cards_in([texts[seat] for texts in state.deals[-1].seen])
+    return {deck.name(c) for c in range(deck.size)} - seen
+
+
+def check_page(match: WebMatch, page: dict) -> int:
+    """The page's JSON against the true state taken at the same moment: its view is
+    the seat's view, each finished deal's actions are as the seat saw them, and no
+    other card in it is one the seat cannot see. Returns how many hidden cards there
+    were (so that the check was not empty)."""
+    state, seat = match.state, match.seat
+    assert page["view"] == state.view(seat)
+    finished = [log for log in state.deals if log.points is not None]
+    assert len(page["deals"]) == len(finished)
+    for shown, log in zip(page["deals"], finished):
+        seen = [{"seat": s, "action": texts[seat]} for s, texts in zip(log.seats, log.seen)]
+        assert shown["history"] == seen
+        assert not cards_in({k: v for k, v in shown.items() if k != "history"})
+    hidden = hidden_cards(match)
+    rest = {k: v for k, v in page.items() if k not in ("view", "deals")}
+    leaked = cards_in(rest) & hidden
+    assert not leaked, f"the page got hidden cards {sorted(leaked)}"
+    return len(hidden)
+
+
+def finish_in_process(match: WebMatch, chooser: random.Random, check=None) -> int:
+    """Play the human's seat with random legal actions to the end; bots answer in process."""
+    decisions = 0
+    while not match.over:
+        match.wait(-1, 0)
+        with match.changed:
+            ready = match.thinking is None and match.state.to_move == match.seat
+            if ready and check is not None:
+                check(match, match.page_json())
+        if ready and not match.over:
+            match.act(chooser.choice(match.state.legal_texts(match.seat)))
+            decisions += 1
+        else:
+            with match.changed:
+                match.changed.wait(0.05)
+    return decisions
+
+
+@pytest.mark.parametrize("game", list(SETTINGS))
+def test_the_page_never_gets_a_hidden_card(game):
+    """docs/web.md "What the page sees": at every decision of a whole match the page's
+    JSON holds the seat's view exactly and no card the seat cannot see (Koetsieren:
+    its own forehead; Kozel: the others' discards; every game: the others' hands)."""
+    seat, agents, options = SETTINGS[game]
+    store = MatchStore(in_process, LIMITS)
+    settings = {"game": game, "options": options, "seat": seat, "agents": agents, "seed": 9}
+    _, match = store.start(None, settings)
+    counts = []
+    finish_in_process(match, random.Random(1), lambda m, page: counts.append(check_page(m, page)))
+    assert len(counts) > 3 and min(counts) > 0
+    final = match.page_json()
+    assert final["over"] and "match over" in final["status"]
+    assert len(final["deals"]) == len(match.state.deals)
+
+
+def test_koetsieren_forehead_cards_are_backs():
+    """docs/rules.md §2.2: the human's own forehead cards reach the page as '??' only."""
+    store = MatchStore(in_process, LIMITS)
+    _, match = store.start(None, {"game": "koetsieren", "options": {"players": 3}, "seat": 1,
+                                  "agents": ["random", "random"], "seed": 3})
+    page = match.page_json()
+    assert page["view"]["hands"][1]["forehead"] == ["??", "??"]
+    arr_view = match.state.view(2)["hands"][1]["forehead"]  # seat 2 sees seat 1's forehead
+    assert not set(arr_view) & cards_in(page)
+    match.close()
+
+
+class Client:
+    """The page's side of the HTTP API: a cookie jar of one session, and a log of
+    every JSON answer it received."""
+
+    def __init__(self, server):
+        self.server = server
+        self.cookie = None
+        self.received: list[dict] = []
+
+    def call(self, method: str, path: str, body=None, headers=None):
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=300)
+        sent = dict(headers or {})
+        data = None
+        if body is not None:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            sent.setdefault("Content-Type", "application/json")
+        if self.cookie:
+            sent["Cookie"] = f"{COOKIE}={self.cookie}"
+        conn.request(method, path, body=data, headers=sent)
+        response = conn.getresponse()
+        raw = response.read()
+        conn.close()
+        cookie = response.getheader("Set-Cookie")
+        if cookie:
+            self.cookie = cookie.split(";")[0].split("=", 1)[1]
+        value = json.loads(raw) if raw else None
+        if isinstance(value, dict):
+            self.received.append(value)
+        return response.status, value, response
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("results")
+    worker = [sys.executable, "-m", "slagwerk", "bot", "--time-limit-ms", "0"]  # compiles only what it plays
+    web = WebServer("127.0.0.1", 0, limits=LIMITS, time_limit_ms=60_000, workers=1, worker_argv=worker,
+                    results=[str(folder)], max_matches=8)
+    thread = threading.Thread(target=web.serve_forever, daemon=True)
+    thread.start()
+    web.results_folder = folder
+    yield web
+    web.shutdown()
+    web.close()
+    thread.join(timeout=30)
+
+
+def session_match(server, client) -> WebMatch:
+    return server.store.get(client.cookie).match
+
+
+@pytest.mark.parametrize("game", list(SETTINGS))
+def test_network_traffic_holds_no_hidden_card(server, game, monkeypatch):
+    """Every answer the page gets over HTTP in a deal, the bots' turns included, is
+    checked against the true state at the moment the server builds it (its view is
+    the seat's view, no card the seat cannot see), and is what the page receives."""
+    checked: dict[int, str] = {}
+    failures: list[str] = []
+    build = WebMatch.page_json
+
+    def checking(match):
+        with match.changed:
+            page = build(match)
+            try:
+                check_page(match, page)
+            except AssertionError as err:
+                failures.append(str(err))
+            checked[page["version"]] = json.dumps(page, sort_keys=True)
+        return page
+
+    monkeypatch.setattr(WebMatch, "page_json", checking)
+    seat, agents, options = SETTINGS[game]
+    client = Client(server)
+    status, page, _ = client.call("POST", "/web/api/match", {"game": game, "options": options, "seat": seat,
+                                                             "agents": agents, "seed": 4})
+    assert status == 200, page
+    chooser = random.Random(2)
+    while not page["over"] and page["view"]["deal_number"] == 1:
+        if page["thinking"] is None and page["view"]["to_move"] == seat:
+            action = chooser.choice(page["view"]["legal_actions"])
+            status, page, _ = client.call("POST", "/web/api/act", {"action": action})
+        else:
+            status, page, _ = client.call("GET", f"/web/api/match?after={page['version']}")
+        assert status == 200, page
+    session_match(server, client).close()
+    assert failures == []
+    received = [answer for answer in client.received if answer.get("kind") == "match"]
+    assert len(received) > 5
+    for answer in received:
+        assert json.dumps(answer, sort_keys=True) == checked[answer["version"]]
+
+
+def test_sessions_are_unguessable_and_private(server):
+    first, second = Client(server), Client(server)
+    for client in (first, second):
+        status, _, response = client.call("POST", "/web/api/match", {
+            "game": "coins", "options": {"target": 2}, "seat": 1, "agents": ["random", "random"], "seed": 1})
+        assert status == 200
+        cookie = response.getheader("Set-Cookie")
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert first.cookie != second.cookie
+    assert len(first.cookie) >= 43 and re.fullmatch(r"[A-Za-z0-9_-]+", first.cookie)  # 256 random bits
+    stranger = Client(server)
+    assert stranger.call("GET", "/web/api/match")[1] == {"kind": "none"}
+    stranger.cookie = first.cookie[:-1] + ("A" if first.cookie[-1] != "A" else "B")
+    status, answer, _ = stranger.call("POST", "/web/api/act", {"action": "Ao"})
+    assert status == 404 and "no match" in answer["error"]
+    for client in (first, second):
+        session_match(server, client).close()
+
+
+def test_bad_requests_get_one_line_reasons(server):
+    client = Client(server)
+    bad = [
+        ({"game": "chess", "seat": 0, "agents": []}, "unknown game 'chess'"),
+        ({"game": "coins", "seat": 3, "agents": ["random", "random"]}, "'seat' must be a seat"),
+        ({"game": "coins", "seat": 0, "agents": ["random"]}, "must list 2 agent specs"),
+        ({"game": "coins", "seat": 0, "agents": ["cheat", "random"]}, "measuring stick"),
+        ({"game": "coins", "seat": 0, "agents": ["ismcts:@best.json", "random"]}, "never files"),
+        ({"game": "coins", "seat": 0, "agents": ["ismcts:iterations=900000", "random"]}, "max_iterations"),
+        ({"game": "coins", "seat": 0, "agents": ["random", "random"], "options": {"target": 0}}, "target"),
+        ({"game": "coins", "seat": 0, "agents": ["random", "random"], "path": "/etc"}, "unknown field"),
+    ]
+    for body, reason in bad:
+        status, answer, _ = client.call("POST", "/web/api/match", body)
+        assert status == 400 and reason in answer["error"] and "\n" not in answer["error"], (body, answer)
+    assert client.cookie is None  # a refused match opens no session
+    status, answer, _ = client.call("POST", "/web/api/match", b"x" * (LIMITS.max_request_bytes + 1))
+    assert status == 413
+    status, answer, _ = client.call("POST", "/web/api/match", b"{}", {"Content-Type": "text/plain"})
+    assert status == 415
+    status, answer, _ = client.call("POST", "/web/api/match", b'{"game": NaN}')
+    assert status == 400
+    status, answer, _ = client.call("GET", "/web/api/act")
+    assert status == 405
+    # an illegal action: the rules' reason; the record only once the match is over
+    client.call("POST", "/web/api/match", {"game": "coins", "options": {"target": 2}, "seat": 1,
+                                           "agents": ["random", "random"], "seed": 2})
+    status, answer, _ = client.call("POST", "/web/api/act", {"action": "Zz"})
+    assert status == 400 and "not legal" in answer["error"]
+    status, answer, _ = client.call("POST", "/web/api/explain", {"action": "Zz"})
+    assert status == 200 and "not legal" in answer["reason"]
+    status, answer, _ = client.call("GET", "/web/api/record")
+    assert status == 409 and "once the match is over" in answer["error"]
+    session_match(server, client).close()
+
+
+def test_a_finished_match_downloads_as_a_record(server):
+    client = Client(server)
+    client.call("POST", "/web/api/match", {"game": "coins", "options": {"target": 2}, "seat": 0,
+                                           "agents": ["random", "random"], "seed": 5})
+    match = session_match(server, client)
+    finish_in_process(match, random.Random(3))
+    status, record, response = client.call("GET", "/web/api/record")
+    assert status == 200 and "attachment" in response.getheader("Content-Disposition")
+    assert record == record_of(match.state, players=match.players)
+    assert replay(record)["outcome"] == match.state.outcome
+
+
+def test_the_page_is_served_offline(server):
+    """The page and its files come from this server, with a policy forbidding anything else."""
+    def get(path):
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        conn.request("GET", path)
+        response = conn.getresponse()
+        return response, response.read()
+
+    response, body = get("/?game=coins&seat=0")
+    assert response.status == 200 and b"/static/app.js" in body
+    assert "default-src 'self'" in response.getheader("Content-Security-Policy")
+    for name in PAGE_FILES:
+        text = page_file(name).decode()
+        urls = set(re.findall(r"(?:https?:)?//[\w.-]+\.[a-z]{2,}[^\s\"')]*", text))
+        assert urls <= {"http://www.w3.org/2000/svg"}, (name, urls)  # an XML namespace, never fetched
+        response, body = get(f"/static/{name}")
+        assert response.status == 200 and body == page_file(name)
+    assert get("/static/../pyproject.toml")[0].status == 404
+    assert get("/static/matches.py")[0].status == 404
+
+
+def test_store_caps_and_expiry():
+    """At most max_sessions at once: a full store pushes out a finished match, refuses
+    when every match is in play, and drops idle and finished sessions after a while."""
+    now = [0.0]
+    store = MatchStore(in_process, LIMITS, max_sessions=2, idle_s=100, finished_s=10, clock=lambda: now[0])
+    settings = {"game": "coins", "options": {"target": 1}, "seat": 1, "agents": ["random", "random"]}
+    first, match1 = store.start(None, settings)  # seat 1 leads: no bot moves until the human does
+    second, _ = store.start(None, settings)
+    with pytest.raises(WebError) as refused:
+        store.start(None, settings)
+    assert refused.value.status == 503 and "2 matches in play" in str(refused.value)
+    finish_in_process(match1, random.Random(0))
+    now[0] += 5
+    third, _ = store.start(None, settings)  # pushes out the finished first match
+    assert store.get(first) is None and store.get(second) is not None and len(store) == 2
+    now[0] += 101
+    assert store.get(second) is None and store.get(third) is None and len(store) == 0
+    fourth, match4 = store.start(None, settings)
+    finish_in_process(match4, random.Random(1))
+    now[0] += 11
+    assert store.get(fourth) is None  # finished, and nobody asked for 11 s
+    assert match4.closed
+
+
+def test_settings_are_checked_against_the_limits():
+    small = Limits(max_iterations=100)
+    with pytest.raises(Exception, match="max_iterations"):
+        check_settings({"game": "kozel", "seat": 0, "agents": ["ismcts:iterations=200"] * 3}, small)
+    settings = check_settings({"game": "kozel", "seat": 0, "agents": ["ismcts:iterations=50"] * 3}, small)
+    assert settings.agents == ("ismcts:iterations=50",) * 3
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_watching_gives_replays_trick_winners_and_every_view(game):
+    options = {"target": 3} if game == "coins" else {}
+    game_obj = make_game(game, **options)
+    agents = [make("random", game_obj, seed=s) for s in range(game_obj.n_players)]
+    state = play_match(game_obj, agents, seed=21, max_deals=2)
+    record = record_of(state)
+    watch = Watch(json.loads(json.dumps(record)))
+    summary = watch.summary()
+    expected = replay(record)
+    assert [d["trick_winners"] for d in summary["deals"]] == [d["trick_winners"] for d in expected["deals"]]
+    assert [d["points"] for d in summary["deals"]] == [d["points"] for d in expected["deals"]]
+    step = len(state.deals[0].actions) // 2
+    frame = watch.frame(1, step)
+    again = game_obj.new_match()
+    again.deal(state.deals[0].vector)
+    for action in state.deals[0].actions[:step]:
+        again.apply(action)
+    assert frame["views"] == [again.view(s) for s in range(game_obj.n_players)]
+    with pytest.raises(WebError, match="steps 0.."):
+        watch.frame(1, 10**6)
+
+
+def test_a_bad_record_is_refused_with_its_reason():
+    with pytest.raises(WebError, match="upload: deal 1, action 0"):
+        Watch({"game": "coins", "deals": [{"hands": make_game("coins").deal_to_json(
+            make_game("coins").new_match(seed=1).deals[0].vector)["hands"], "actions": ["Zz"]}]}, "upload")
+
+
+def test_the_shelf_lists_records_by_id_and_never_follows_links(tmp_path):
+    game = make_game("coins", target=2)
+    state = play_match(game, [make("random", game, seed=s) for s in range(3)], seed=2)
+    record = record_of(state)
+    run = tmp_path / "coins-run"
+    run.mkdir()
+    (run / "match.json").write_text(json.dumps(record))
+    (run / "games.jsonl").write_text(json.dumps({"index": 0, "record": record}) + "\n" + "torn li")
+    (run / "config.json").write_text(json.dumps({"game": "coins"}))  # not a record
+    outside = tmp_path / "outside.json"
+    outside.write_text(json.dumps(record))
+    os.symlink(outside, run / "linked.json")
+    shelf = RecordShelf([tmp_path])
+    titles = [entry["title"] for entry in shelf.entries()]
+    assert len(titles) == 3, titles  # outside.json, match.json, games.jsonl line 1
+    assert not any("linked" in t for t in titles)
+    for entry in shelf.entries():
+        assert "/" not in entry["id"] and shelf.open(entry["id"]).summary()["totals"] == state.totals
+    with pytest.raises(WebError, match="no record"):
+        shelf.open("../../etc/passwd")
+
+
+def test_play_web_opens_the_match_url():
+    """`slagwerk play GAME --web` serves the page and names the contract URL of the match."""
+    env = {**os.environ, "BROWSER": "true"}  # webbrowser runs `true` instead of a browser
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "slagwerk", "play", "coins", "--web", "--human", "1", "--agents", "random",
+         "heuristic", "--seed", "7", "--target", "4"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+    try:
+        lines = []
+        for line in proc.stderr:  # the worker starts (and loads every game's kernels) first
+            lines.append(line)
+            if "your match is at" in line:
+                break
+        url = urlsplit(lines[-1].split("your match is at ", 1)[1].strip())
+        assert url.hostname == "127.0.0.1"
+        assert parse_qsl(url.query) == [("game", "coins"), ("seat", "1"), ("agent", "random"),
+                                        ("agent", "heuristic"), ("seed", "7"), ("opt.target", "4"),
+                                        ("opt.first_dealer", "0")]
+        conn = http.client.HTTPConnection("127.0.0.1", url.port, timeout=60)
+        conn.request("GET", f"/?{url.query}")
+        assert conn.getresponse().status == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0
+        proc.stderr.close()
+
+
+def test_serve_web_options_are_checked(tmp_path, capsys):
+    from slagwerk.cli import main
+
+    for argv, reason in ((["--max-matches", "0"], "--max-matches must be at least 1"),
+                         (["--match-expiry", "0"], "--match-expiry must be in"),
+                         (["--results", str(tmp_path / "nowhere")], "is not a folder")):
+        assert main(["serve", "--port", "0", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and reason in err and err.count("\n") == 1

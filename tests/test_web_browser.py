@@ -1,0 +1,239 @@
+"""The web page in a real browser (docs/web.md): headless Chromium driven by Selenium.
+
+Every game is played to the end against built-in agents by clicking the
+page's ``data-action`` elements, with no JavaScript console error; a
+recorded match is replayed step by step, with the trick winners and points
+of ``slagwerk replay``. The screenshots in docs/images/web-<game>.png are
+taken here.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs
+them when missing) and the ``selenium`` package; without them the tests are
+skipped, saying which is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import threading
+from urllib.parse import urlencode
+
+import pytest
+
+from paths import REPO
+from slagwerk.agents.match import play_match
+from slagwerk.agents.protocol import Limits
+from slagwerk.agents.registry import make
+from slagwerk.engine import make_game
+from slagwerk.engine.records import record_of, replay
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+IMAGES = REPO / "docs" / "images"
+WAIT_S = 600.0  # a bot move on a busy two-core machine, its first compilation included
+
+webdriver = pytest.importorskip("selenium.webdriver",
+                                reason="selenium is not installed (pip install -e '.[test]')")
+if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
+    pytest.skip(f"Chromium is not installed ({CHROMIUM}, {CHROMEDRIVER}: apt-get install chromium "
+                f"chromium-driver)", allow_module_level=True)
+
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from slagwerk.web.server import WebServer  # noqa: E402
+
+MATCHES = {
+    # game: (human seat, agents of the other seats in seat order, options, seed, screenshot at decision)
+    "coins": (0, ["heuristic", "random"], {"target": 4}, 3, 2),
+    "koetsieren": (1, ["random", "heuristic"], {"players": 3}, 4, 4),
+    "kozel": (2, ["heuristic", "random", "random"], {}, 5, 2),
+    "aluette": (3, ["random", "heuristic", "random"], {}, 6, 3),
+}
+
+
+@pytest.fixture(scope="module")
+def records_folder(tmp_path_factory):
+    """A results folder with one Kozel record, for the page's list of stored records."""
+    folder = tmp_path_factory.mktemp("results")
+    game = make_game("kozel")
+    agents = [make("random", game, seed=s) for s in range(4)]
+    state = play_match(game, agents, seed=11, max_deals=1)
+    (folder / "kozel-match.json").write_text(json.dumps(record_of(state, players=["a", "b", "c", "d"])))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def server(records_folder):
+    # The worker loads (or compiles) a game's kernels at its first request, not all at start;
+    # the generous limit leaves room for that on a busy machine.
+    worker = [sys.executable, "-m", "slagwerk", "bot", "--time-limit-ms", "0"]
+    web = WebServer("127.0.0.1", 0, limits=Limits(max_time_ms=16_000), time_limit_ms=600_000, workers=1,
+                    worker_argv=worker, results=[str(records_folder)])
+    thread = threading.Thread(target=web.serve_forever, daemon=True)
+    thread.start()
+    yield web
+    web.shutdown()
+    web.close()
+    thread.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    os.environ["SE_OFFLINE"] = "true"  # Selenium must not look for a driver on the network
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000",
+                     "--disable-gpu", "--no-first-run", "--disable-extensions"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def console_errors(driver) -> list[str]:
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def status(driver) -> str:
+    return driver.find_element(By.ID, "status").text
+
+
+def wait_for_turn(driver) -> str:
+    """Wait until the human may act or the match is over; the status text."""
+    def ready(d):
+        text = status(d)
+        if "match over" in text:
+            return text
+        if text == "your turn" and d.find_elements(By.CSS_SELECTOR, "[data-action]"):
+            return text
+        return False
+    return WebDriverWait(driver, WAIT_S, poll_frequency=0.05).until(ready)
+
+
+def click_and_wait(driver, element) -> None:
+    """Click an element and wait until the page has drawn the answer (the table is redrawn)."""
+    drawn = driver.find_element(By.CSS_SELECTOR, "#table > *")  # every drawing replaces these
+    element.click()
+    WebDriverWait(driver, WAIT_S, poll_frequency=0.05).until(EC.staleness_of(drawn))
+
+
+def try_kozel_selection(driver) -> bool:
+    """Build an illegal lead of two suits by selecting cards: the page explains why.
+    Returns whether it could be tried (the hand must hold two suits)."""
+    cards = driver.find_elements(By.CSS_SELECTOR, ".seat.me .card-button")
+    names = [c.find_element(By.CSS_SELECTOR, "svg").get_attribute("data-card") for c in cards]
+    pair = next(((i, j) for i in range(len(names)) for j in range(i + 1, len(names))
+                 if names[i][1] != names[j][1]), None)
+    lead = driver.find_elements(By.CSS_SELECTOR, "button.build-action[data-kind='lead']")
+    if pair is None or not lead:
+        return False
+    for index in pair:
+        click_and_wait(driver, driver.find_elements(By.CSS_SELECTOR, ".seat.me .card-button")[index])
+    driver.find_element(By.CSS_SELECTOR, "button.build-action[data-kind='lead']").click()
+    explain = WebDriverWait(driver, WAIT_S).until(
+        lambda d: d.find_element(By.ID, "explain").text or False)
+    assert "one suit" in explain, explain
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "button.build-clear"))
+    return True
+
+
+@pytest.mark.parametrize("game", list(MATCHES))
+def test_a_whole_match_by_clicking(server, browser, game):
+    """A whole match through the page: clicking data-action elements only, to 'match over'."""
+    seat, agents, options, seed, shot_at = MATCHES[game]
+    query = [("game", game), ("seat", seat), *(("agent", a) for a in agents), ("seed", seed),
+             *((f"opt.{k}", v) for k, v in options.items())]
+    browser.get(f"http://127.0.0.1:{server.port}/?{urlencode(query)}")
+    chooser = random.Random(seed)
+    decisions = 0
+    tried_selection = game != "kozel"
+    while "match over" not in wait_for_turn(browser):
+        if decisions == 1 and game == "coins":  # a reload resumes the match
+            hand = browser.find_element(By.CSS_SELECTOR, ".seat.me .hand").get_attribute("innerHTML")
+            browser.refresh()
+            wait_for_turn(browser)
+            assert browser.current_url.endswith("/")
+            assert browser.find_element(By.CSS_SELECTOR, ".seat.me .hand").get_attribute("innerHTML") == hand
+        if decisions == shot_at:
+            IMAGES.mkdir(parents=True, exist_ok=True)
+            browser.save_screenshot(str(IMAGES / f"web-{game}.png"))
+        lead = browser.find_elements(By.CSS_SELECTOR, "button.build-action[data-kind='lead']")
+        if not tried_selection and lead:
+            tried_selection = try_kozel_selection(browser)
+            continue
+        actions = browser.find_elements(By.CSS_SELECTOR, "[data-action]")
+        legal = browser.execute_script(
+            "return [...document.querySelectorAll('[data-action]')].map(e => e.dataset.action)")
+        assert len(legal) == len(actions) and len(set(legal)) == len(legal), legal
+        match = server.store.get(browser.get_cookie("slagwerk_session")["value"]).match
+        assert sorted(legal) == sorted(match.state.legal_texts(seat))  # one element per legal action
+        try:
+            click_and_wait(browser, chooser.choice(actions))
+        except StaleElementReferenceException:
+            continue
+        decisions += 1
+    assert decisions > 3
+    assert tried_selection, "the human never led in Kozel: no selection was tried"
+    assert "match over" in status(browser)
+    score = browser.find_element(By.ID, "score").text
+    assert "Score" in score
+    assert browser.find_element(By.ID, "download").is_displayed()
+    assert not browser.find_elements(By.CSS_SELECTOR, "[data-action]")
+    assert console_errors(browser) == []
+
+
+def test_watch_a_record(server, browser, tmp_path):
+    """An uploaded record replays deal by deal, every hand face up, with replay's trick winners and points."""
+    game = make_game("coins", target=5)
+    agents = [make("heuristic", game, seed=s) for s in range(3)]
+    record = record_of(play_match(game, agents, seed=8), players=["ann", "bob", "cy"])
+    expected = replay(record)
+    path = tmp_path / "coins-match.json"
+    path.write_text(json.dumps(record))
+    browser.get(f"http://127.0.0.1:{server.port}/")
+    browser.find_element(By.ID, "tab-watch").click()
+    browser.find_element(By.ID, "watch-file").send_keys(str(path))
+    WebDriverWait(browser, WAIT_S).until(lambda d: d.find_element(By.ID, "watch-controls").is_displayed())
+    for _ in range(7):
+        click_and_wait(browser, browser.find_element(By.ID, "watch-next"))
+    # All hands face up: no card back anywhere on the table.
+    assert browser.find_elements(By.CSS_SELECTOR, "#table .hand svg.card")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#table svg.back")
+    assert "ann" in browser.find_element(By.ID, "table").text
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(IMAGES / "web-watch.png"))
+    for _ in range(4 * len(expected["deals"]) + 2):
+        if "match over" in status(browser):
+            break
+        click_and_wait(browser, browser.find_element(By.ID, "watch-next-deal"))
+    assert "match over" in status(browser)
+    shown = browser.find_elements(By.CSS_SELECTOR, ".deal-result")
+    assert len(shown) == len(expected["deals"])
+    for element, deal in zip(shown, expected["deals"]):
+        assert json.loads(element.get_attribute("data-trick-winners")) == deal["trick_winners"]
+        assert json.loads(element.get_attribute("data-points")) == deal["points"]
+    assert console_errors(browser) == []
+
+
+def test_watch_a_stored_kozel_record(server, browser):
+    """A record from the server's results folder, chosen by id: Kozel's discards are face up too."""
+    browser.get(f"http://127.0.0.1:{server.port}/")
+    browser.find_element(By.ID, "tab-watch").click()
+    entry = WebDriverWait(browser, WAIT_S).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "button.shelf-record"))[0]
+    assert "kozel-match.json" in entry.text
+    entry.click()
+    WebDriverWait(browser, WAIT_S).until(lambda d: d.find_element(By.ID, "watch-controls").is_displayed())
+    for _ in range(12):  # three tricks: leads, beats and face-down discards
+        click_and_wait(browser, browser.find_element(By.ID, "watch-next"))
+        assert not browser.find_elements(By.CSS_SELECTOR, "#table .hand svg.back, #table .trick svg.back")
+    assert console_errors(browser) == []
+
