@@ -27,7 +27,7 @@ and lost.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -181,13 +181,27 @@ class Ratings:
     """A fitted ranking (best first) and the head-to-head records.
 
     ``head_to_head[i][j]`` is ``(won, drawn, lost)`` in groups for agent
-    ``labels[i]`` against ``labels[j]``.
+    ``labels[i]`` against ``labels[j]``. ``samples[b, i]`` is ``labels[i]``'s
+    rating in bootstrap resample ``b`` (intervals of rating differences).
     """
 
     labels: tuple[str, ...]
     ranking: tuple[AgentRating, ...]
     head_to_head: tuple[tuple[tuple[int, int, int], ...], ...]
     groups: int
+    samples: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def difference(self, first: str, second: str) -> tuple[float, tuple[float, float]]:
+        """``first``'s rating minus ``second``'s, with its 95% bootstrap interval
+        (percentiles of the difference over the same resamples, so the two
+        ratings' dependence is kept)."""
+        rating = {row.agent: row.rating for row in self.ranking}
+        gap = rating[first] - rating[second]
+        if self.samples is None or not len(self.samples):
+            return gap, (gap, gap)
+        i, j = self.labels.index(first), self.labels.index(second)
+        low, high = np.percentile(self.samples[:, i] - self.samples[:, j], [2.5, 97.5])
+        return gap, (float(low), float(high))
 
 
 def rate(groups: Groups, labels: list[str], bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0) -> Ratings:
@@ -256,4 +270,4 @@ def rate(groups: Groups, labels: list[str], bootstrap: int = DEFAULT_BOOTSTRAP, 
               for j in range(k))
         for i in range(k)
     )
-    return Ratings(tuple(labels), tuple(ranking), table, n)
+    return Ratings(tuple(labels), tuple(ranking), table, n, boot_rating)

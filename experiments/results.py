@@ -9,6 +9,7 @@ Layout of a folder::
                    game finishes, in finishing order
     summary.json   the final ranking, head-to-head table and settings
     summary.md     the same for people
+    report.md      the report with plots (report-*.png), see :mod:`.report`
 
 A tournament killed at any moment resumes from its folder: every complete
 line is a finished game that is kept, a damaged tail (a torn last line from a
@@ -49,6 +50,10 @@ CONFIG = "config.json"
 GAMES = "games.jsonl"
 SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
+REPORT_MD = "report.md"
+REPORT_PLOTS = ("report-ratings.png", "report-head-to-head.png", "report-scores.png",
+                "report-convergence.png")
+"""The report's files (:mod:`.report`), the only ones ``slagwerk report`` replaces."""
 VERSION_KEY = "slagwerk"
 """The key of ``config.json`` that names the slagwerk version of the run."""
 
@@ -209,7 +214,7 @@ class ResultsFolder(ExperimentFolder):
 
     LOG = GAMES
     KIND = "tournament"
-    FILES = (SUMMARY_JSON, SUMMARY_MD)
+    FILES = (SUMMARY_JSON, SUMMARY_MD, REPORT_MD, *REPORT_PLOTS)
 
     @staticmethod
     def holds_tournament(path) -> bool:

@@ -22,6 +22,8 @@ COMMAND_MODULES = (
     "tournament",
     "sprt",
     "tune",
+    "experiment",
+    "report",
     "warmup",
 )
 """Subcommand modules of ``slagwerk.commands``, in the order ``--help`` lists them."""

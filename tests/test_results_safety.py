@@ -29,7 +29,8 @@ def played(folder, config=SMALL):
 
 def games_without_time(folder) -> dict:
     games = ResultsFolder.open(folder).load_games()
-    return {index: {k: v for k, v in line.items() if k != "time"} for index, line in games.items()}
+    return {index: {k: v for k, v in line.items() if k not in ("time", "think")}
+            for index, line in games.items()}
 
 
 def one_line_error(capsys, *parts):

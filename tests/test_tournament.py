@@ -23,7 +23,8 @@ SMALL = TournamentConfig("coins", ("random", "heuristic"), deals=6, seed=4, boot
 
 def games_without_time(folder) -> dict:
     games = ResultsFolder.open(folder).load_games()
-    return {index: {k: v for k, v in line.items() if k != "time"} for index, line in games.items()}
+    return {index: {k: v for k, v in line.items() if k not in ("time", "think")}
+            for index, line in games.items()}
 
 
 def test_one_worker_and_two_workers_give_identical_results(tmp_path):

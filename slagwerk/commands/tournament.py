@@ -17,9 +17,11 @@ from ..engine.errors import OptionError
 from .options import (
     DEFAULT_SEED,
     DEFAULT_UNIT,
+    add_agent_source_options,
     add_game_options,
     add_run_options,
     game_from_args,
+    load_agent_sources,
     refuse_conflict,
 )
 
@@ -67,6 +69,7 @@ def add_parser(subparsers) -> None:
                         help="print each game's final ranking as one JSON object per line")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_run_options(parser, move_time=DEFAULT_MOVE_TIME, resumable=True)
+    add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
 
@@ -106,6 +109,7 @@ def run(args) -> int:
                   progress=not args.quiet)
     if args.jobs == 0 or args.jobs < -1:
         raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
+    load_agent_sources(args, _move_time(args))  # plugins and --bot bots, before any spec is checked
     if args.resume:
         folders = _resume_folders(Path(args.resume), ResultsFolder)
         _refuse_conflicting_flags(args, folders)
@@ -217,6 +221,11 @@ def _resume_folders(path: Path, folders) -> list[Path]:
 
 
 def _report(results, args) -> None:
+    from ..experiments.report import write_report  # report.md and its plots in every folder
+
+    for result in results:
+        if result.folder is not None:
+            write_report(result)
     for number, result in enumerate(results):
         if args.json:
             print(json.dumps(result.ranking_json()))
@@ -226,4 +235,4 @@ def _report(results, args) -> None:
         print(result.table())
     if not args.json and results and results[0].folder is not None:
         where = sorted({str(r.folder) for r in results})
-        print(f"\nresults: {', '.join(where)} (summary.json, summary.md, games.jsonl)", file=sys.stderr)
+        print(f"\nresults: {', '.join(where)} (report.md, summary.json, games.jsonl)", file=sys.stderr)

@@ -1,0 +1,118 @@
+"""Tournament reports: ``report.md`` with plots after every run, rebuilt by ``slagwerk report``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_experiments import assert_real_image
+
+from slagwerk.cli import main
+from slagwerk.experiments.ratings import groups_from_lines
+from slagwerk.experiments.report import convergence, load_tournament
+from slagwerk.experiments.results import REPORT_MD, REPORT_PLOTS
+
+AGENTS = ["random", "heuristic", "ismcts:iterations=8,label=ismcts-8"]
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """A finished Coins tournament run from the command line, and what it printed."""
+    folder = tmp_path_factory.mktemp("report") / "run"
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main(["tournament", "--game", "coins", "--agents", *AGENTS, "--deals", "8", "--seed", "3",
+                     "--jobs", "1", "--bootstrap", "80", "--quiet", "--results", str(folder)])
+    assert code == 0
+    return folder, out.getvalue()
+
+
+def test_every_tournament_folder_gets_a_report_with_its_plots(finished):
+    folder, _ = finished
+    report = (folder / REPORT_MD).read_text()
+    assert (folder / "summary.md").read_text().rstrip("\n") in report  # the run's summary, whole
+    for name in REPORT_PLOTS:
+        assert f"]({name})" in report
+        assert_real_image(folder / name)
+
+
+def test_report_rebuilds_the_same_summary_and_replaces_only_its_files(finished, capsys):
+    folder, printed = finished
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    for name in (REPORT_MD, *REPORT_PLOTS):
+        (folder / name).write_bytes(b"stale")
+    (folder / "notes.txt").write_text("mine\n")
+    assert main(["report", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert out == printed  # the ranking table the run printed
+    assert (folder / REPORT_MD).read_bytes() == before[REPORT_MD]
+    for name in REPORT_PLOTS:
+        assert_real_image(folder / name)
+    for name, data in before.items():
+        if name not in (REPORT_MD, *REPORT_PLOTS):
+            assert (folder / name).read_bytes() == data, f"{name} was rewritten"
+    assert (folder / "notes.txt").read_text() == "mine\n"
+    result, _ = load_tournament(folder)
+    summary = json.loads((folder / "summary.json").read_text())
+    assert result.ranking_json()["ranking"] == summary["ranking"]
+
+
+def test_convergence_ends_at_the_final_ratings(finished):
+    """The convergence figure's last point is the ranking's own fit (same games, same model)."""
+    folder, _ = finished
+    result, lines = load_tournament(folder)
+    labels = list(result.ratings.labels)
+    checkpoints, fitted, low, high = convergence(groups_from_lines(lines, len(labels)), labels)
+    assert checkpoints[-1] == result.ratings.groups == 8
+    assert checkpoints == sorted(set(checkpoints)) and checkpoints[0] >= 1
+    final = {row.agent: row.rating for row in result.ratings.ranking}
+    assert fitted[-1] == pytest.approx([final[label] for label in labels], abs=1e-6)
+    assert (low <= fitted).all() and (fitted <= high).all() and (high - low)[-1].min() > 0
+    report = (folder / REPORT_MD).read_text()
+    best = result.ratings.ranking[0]
+    assert f"| 8 | {best.rating:.0f} |" in report
+
+
+def test_report_on_an_unfinished_run_or_an_empty_folder_is_a_one_line_error(finished, tmp_path, capsys):
+    folder, _ = finished
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    (partial / "config.json").write_bytes((folder / "config.json").read_bytes())
+    games = (folder / "games.jsonl").read_text().splitlines(keepends=True)
+    (partial / "games.jsonl").write_text("".join(games[:5]))
+    assert main(["report", str(partial)]) == 2
+    err = capsys.readouterr().err
+    assert f"{len(games) - 5} of {len(games)} games are not played yet" in err and err.count("\n") == 1
+    assert not (partial / REPORT_MD).exists()
+    assert main(["report", str(tmp_path / "nothing")]) == 2
+    assert "no tournament or experiment there" in capsys.readouterr().err
+
+
+def test_report_rebuilds_an_experiment_folder_too(tmp_path, capsys):
+    folder = tmp_path / "curve"
+    assert main(["experiment", "budget", "--game", "coins", "--agent", "ismcts", "--opponents", "random",
+                 "--budgets", "3,9", "--deals", "2", "--jobs", "1", "--bootstrap", "30", "--quiet",
+                 "--results", str(folder)]) == 0
+    document = (folder / "budget.json").read_text()
+    for name in ("budget.json", "budget.png", REPORT_MD):
+        (folder / name).unlink()
+    capsys.readouterr()
+    assert main(["report", str(folder)]) == 0
+    assert (folder / "budget.json").read_text() == document
+    assert_real_image(folder / "budget.png")
+    assert "budget.*" in capsys.readouterr().err
+
+
+def test_report_on_the_folder_of_a_tournament_in_several_games_reports_each(finished, tmp_path, capsys):
+    import shutil
+
+    folder, printed = finished
+    root = tmp_path / "all"
+    shutil.copytree(folder, root / "coins")
+    (root / "coins" / REPORT_MD).unlink()
+    assert main(["report", str(root)]) == 0
+    assert capsys.readouterr().out == printed
+    assert (root / "coins" / REPORT_MD).read_bytes() == (folder / REPORT_MD).read_bytes()
