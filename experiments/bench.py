@@ -211,7 +211,7 @@ def startup_rows(games) -> list[dict]:
 
 
 def run_bench(games=None, seconds: float = 2.0, startup: bool = False, search: bool = True,
-              with_c: bool = True) -> list[dict]:
+              with_c: bool = True, bots: bool = True) -> list[dict]:
     games = list(games or GAME_NAMES)
     rows = playout_rows(games, seconds, with_c=with_c)
     from . import search_bench
@@ -219,6 +219,16 @@ def run_bench(games=None, seconds: float = 2.0, startup: bool = False, search: b
     if search:
         rows += search_bench.ismcts_rows(games, seconds)
         rows += search_bench.deadline_rows(games)
+        from .belief_bench import belief_rows
+
+        rows += belief_rows(games, seconds)
+    if bots:  # the harness's overhead per decision for a bot program on stdio
+        from .bot_overhead_bench import overhead_rows
+
+        rows += overhead_rows(games, seconds)
+    from .env_bench import env_rows  # PettingZoo environment steps (skipped without PettingZoo)
+
+    rows += env_rows(games, seconds)
     if startup:
         rows += startup_rows(games)
         if search:

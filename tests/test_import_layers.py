@@ -13,9 +13,11 @@ resolved to an absolute ``slagwerk.*`` module name. The layers, lowest first
 3. the registry and its dispatch (:data:`ENGINE_REGISTRY`, the ``slagwerk.engine``
    package itself, and :mod:`slagwerk.engine.records`, which makes games by name);
 4. the engine's generic users (:data:`ENGINE_SEARCH`) and ``slagwerk.search``;
-5. ``slagwerk.agents``;
-6. ``slagwerk.experiments``;
-7. the command line: ``slagwerk.cli``, ``slagwerk.__main__``, ``slagwerk.commands``.
+5. ``slagwerk.envs``: the games as PettingZoo and OpenSpiel environments;
+6. ``slagwerk.agents`` (OpenSpiel's bots play through ``slagwerk.envs``);
+7. ``slagwerk.experiments``;
+8. the command line: ``slagwerk.cli``, ``slagwerk.__main__``, ``slagwerk.commands``,
+   and the web page's server ``slagwerk.web``.
 
 A new module must be given a layer here (the test names it). Dynamic imports
 (``importlib.import_module``: the registry's games, the CLI's commands) are
@@ -32,10 +34,10 @@ from pathlib import Path
 
 from paths import REPO
 
-LAYERS = ("base", "game", "registry", "search", "agents", "experiments", "cli")
+LAYERS = ("base", "game", "registry", "search", "envs", "agents", "experiments", "cli")
 
 ENGINE_BASE = frozenset({"bits", "cards", "state", "common", "views", "errors", "spec", "game",
-                         "strict_json"})
+                         "strict_json", "replay", "encoding"})
 """Modules of ``slagwerk.engine`` every game builds on."""
 
 ENGINE_REGISTRY = frozenset({"registry", "dispatch", "contract", "records"})
@@ -49,9 +51,11 @@ SLAGWERK_CLI = frozenset({"slagwerk.cli", "slagwerk.__main__"})
 
 SUBTREES = (
     ("slagwerk.search", "search"),
+    ("slagwerk.envs", "envs"),
     ("slagwerk.agents", "agents"),
     ("slagwerk.experiments", "experiments"),
     ("slagwerk.commands", "cli"),
+    ("slagwerk.web", "cli"),
 )
 
 
