@@ -79,7 +79,7 @@ def test_serve_refuses_a_public_host_without_the_flag(capsys):
 
 
 def test_serve_public_warns_about_the_risk(monkeypatch, capsys):
-    import slagwerk.commands.serve as serve
+    import slagwerk.web.server as web_server
 
     made = {}
 
@@ -95,7 +95,7 @@ def test_serve_public_warns_about_the_risk(monkeypatch, capsys):
         def close(self):
             pass
 
-    monkeypatch.setattr(serve, "WebServer", FakeServer)  # the bot server with the web page
+    monkeypatch.setattr(web_server, "WebServer", FakeServer)  # the bot server with the web page
     assert main(["serve", "--host", "0.0.0.0", "--port", "0", "--public"]) == 0
     err = capsys.readouterr().err
     assert "WARNING" in err and "anyone" in err and "no authentication" in err

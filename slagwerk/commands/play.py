@@ -13,7 +13,6 @@ from ..engine import GAMES
 from ..engine.bits import derive_seed
 from ..engine.errors import OptionError, SpecError
 from ..engine.records import record_of
-from ..experiments.runner import Forfeit, _GuardedAgent, _Watch
 from .options import add_agent_source_options, add_game_options, game_from_args, load_agent_sources
 from .output import ReservedOutput
 
@@ -71,6 +70,8 @@ def run(args) -> int:
 
 
 def _play(args, record: ReservedOutput | None) -> int:
+    from ..experiments.runner import Forfeit  # the harness loads only when a match is played
+
     if args.move_time < 0:
         raise OptionError(f"--move-time must not be negative, not {args.move_time:g}")
     load_agent_sources(args, args.move_time or None)  # plugins and --bot bots
@@ -139,6 +140,8 @@ def _forfeited(fault, names, args, out) -> int:
 def _guarded(agent, seat: int, move_time: float | None):
     """``agent`` under the per-move limit, its faults turned into :class:`Forfeit` (as in
     tournaments)."""
+    from ..experiments.runner import _GuardedAgent, _Watch
+
     return _GuardedAgent(agent, seat, move_time, _Watch(), seat)
 
 

@@ -10,7 +10,6 @@ import sys
 from ..agents.http import DEFAULT_PORT, is_loopback
 from ..agents.protocol import Limits
 from ..engine.errors import OptionError
-from ..web.server import WebServer
 from .bot import add_cap_options, add_server_options, defaults_from_args, limits_from_args
 
 PUBLIC_WARNING = (
@@ -101,6 +100,8 @@ def run(args) -> int:
     if public:
         print(PUBLIC_WARNING.format(host=args.host), file=sys.stderr, flush=True)
     print(f"starting {args.workers} bot worker(s)...", file=sys.stderr, flush=True)
+    from ..web.server import WebServer  # the page's server loads only when serving
+
     try:
         server = WebServer(args.host, args.port, limits=limits, time_limit_ms=args.time_limit_ms,
                            workers=args.workers, defaults=defaults, public=args.public,
