@@ -8,17 +8,8 @@ from ..replay import ReplayScript, deal_start, script
 from . import kernels as K
 
 MODEL = (1.5, 12, False)
-"""The opponent model's temperature, the worlds an inferred belief replays, and
-whether ``belief=inferred`` is the default (only where measured stronger).
-
-The temperature fitted to the built-in agents' moves by maximum likelihood
-(``slagwerk.experiments.belief_model``) is about 0.47 in every game, but a
-belief that sharp located the hidden cards worse than ``uniform`` (it
-trusts a model that is only approximately right, and Kozel's and
-Koetsieren's replays guess when cards were drawn or which slot a card came
-from); 1.5 measured better in every game (``slagwerk experiment belief``,
-see the README). The worlds keep a 1,000-iteration decision near 1.5 times
-its ``uniform`` cost (``slagwerk bench``)."""
+"""This game's opponent model: temperature, worlds replayed, and whether
+``belief=inferred`` is its default (how they were chosen: :mod:`slagwerk.engine.replay`)."""
 
 
 def replay_script(game, view: dict) -> ReplayScript:

@@ -8,25 +8,9 @@ from ..replay import ReplayScript, deal_start, script
 from . import kernels as K
 
 MODEL = (0.46, 48, False)
-"""The opponent model's temperature, the worlds an inferred belief replays, and
-whether ``belief=inferred`` is the default (only where measured stronger).
-
-The temperature fitted to the built-in agents' moves by maximum likelihood
-(``slagwerk.experiments.belief_model``) is about 0.47 in every game, but a
-belief that sharp located the hidden cards worse than ``uniform`` (it
-trusts a model that is only approximately right, and Kozel's and
-Koetsieren's replays guess when cards were drawn or which slot a card came
-from); 1.5 measured better in every game (``slagwerk experiment belief``,
-see the README). The worlds keep a 1,000-iteration decision near 1.5 times
-its ``uniform`` cost (``slagwerk bench``).
-
-Koetsieren keeps the fitted 0.46: with it and 48 worlds ``belief=inferred``
-beat ``uniform`` in SPRTs at 1,000 ISMCTS iterations (accept H1, 261 duplicate
-groups, seed 1, Elo +45.5 [+3.1, +87.9]) and in PIMC with 40 worlds x 25
-iterations (accept H1, 163 groups, +60.3 [+6.4, +114.2]), but not at the
-``ismcts`` agent's default 10,000 iterations (accept H0, 95 groups, -25.6
-[-95.2, +43.9]) nor at 10 ms a move (accept H0, 124 groups): so ``uniform``
-stays the default."""
+"""This game's opponent model: temperature, worlds replayed, and whether
+``belief=inferred`` is its default (how they were chosen: :mod:`slagwerk.engine.replay`). Koetsieren keeps the
+fitted 0.46, the setting its SPRTs ran with."""
 
 SUIT_LETTERS = "cdhs"
 
