@@ -419,13 +419,15 @@ def test_play_web_opens_the_match_url():
         assert parse_qsl(url.query) == [("game", "coins"), ("seat", "1"), ("agent", "random"),
                                         ("agent", "heuristic"), ("seed", "7"), ("opt.target", "4"),
                                         ("opt.first_dealer", "0")]
-        conn = http.client.HTTPConnection("127.0.0.1", url.port, timeout=60)
+        # keep reading what it says, so that a full pipe never blocks it (a cold
+        # cache compiles in the worker while the page is already served)
+        threading.Thread(target=proc.stderr.read, daemon=True).start()
+        conn = http.client.HTTPConnection("127.0.0.1", url.port, timeout=120)
         conn.request("GET", f"/?{url.query}")
         assert conn.getresponse().status == 200
     finally:
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=60) == 0
-        proc.stderr.close()
+        assert proc.wait(timeout=180) == 0
 
 
 def test_serve_web_options_are_checked(tmp_path, capsys):

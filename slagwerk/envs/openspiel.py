@@ -3,6 +3,7 @@
 >>> import pyspiel
 >>> from slagwerk.envs import openspiel as sw_openspiel
 >>> sw_openspiel.register()
+['python_slagwerk_coins', 'python_slagwerk_koetsieren', 'python_slagwerk_kozel', 'python_slagwerk_aluette']
 >>> game = pyspiel.load_game("python_slagwerk_coins", {"target": 3})
 >>> game.num_players()
 3
