@@ -110,7 +110,10 @@ class _SearchAgent(Agent):
     def _belief(self, state: State, view: dict) -> tuple:
         """The worlds to search (None: determinize) and the belief's statistics."""
         mode = self.config["belief"]
-        script = state.game.replay_script(view) if mode != "uniform" else None
+        try:
+            script = state.game.replay_script(view) if mode != "uniform" else None
+        except (TypeError, KeyError, ValueError, IndexError) as err:  # a malformed history entry
+            raise InvalidViewError(f"the view's history cannot be replayed: {err}") from None
         if mode == "auto":
             mode = "inferred" if script is not None and script.inferred_by_default else "uniform"
         if mode == "uniform":
