@@ -24,6 +24,7 @@ from numba import njit
 from . import dispatch
 from .bits import derive_seed, make_rng, rand_below
 from .contract import REQUIRED_CONSTANTS, REQUIRED_KERNELS
+from .errors import InvalidViewError
 from .records import load_record, record_of, replay, replay_result
 from .registry import game_class, game_info, kernels_by_id
 from .state import COMMON_FIELDS, OBJECTIVE_DEAL, OBJECTIVE_MATCH, PHASE, PHASE_MATCH_OVER, TO_MOVE
@@ -101,6 +102,14 @@ def check_views_and_determinize(game, state, rng_seed: int) -> None:
         rebuilt = game.state_from_view(view, seed=rng_seed)
         assert _without_history(rebuilt.view(seat)) == _without_history(view), (
             f"state_from_view does not rebuild seat {seat}'s view")
+        if state.to_move == seat:  # a belief replays the view's history
+            rebuilt.game.replay_script(view)
+        try:
+            game.state_from_view({**view, "history": view["history"] + [None]})
+        except InvalidViewError:
+            pass
+        else:
+            raise AssertionError("state_from_view accepts a history entry that is null")
         probe = world.array.copy()
         assert dispatch.call(random_match_in_kernels, game.game_id, probe, make_rng(rng_seed), 100_000) >= 0
         kernels.returns(probe, OBJECTIVE_MATCH, out)

@@ -235,8 +235,30 @@ def read_common(view: dict, n_players: int, game_name: str, max_tricks: int, max
         want_int(view, "to_move", 0, n_players - 1)
     want_int_list(view, "totals", n_players, 0, max_total)
     want_int_list(view, "deal_points", n_players, 0, max_total)
-    if not isinstance(view.get("history", []), list):
-        raise InvalidViewError("view field 'history' must be a list")
+    read_history_shape(view.get("history", []), n_players)
+
+
+MAX_HISTORY = 1000
+"""More entries than any deal of any game has actions (a bound for hostile views)."""
+
+
+def read_history_shape(history, n_players: int) -> None:
+    """Every ``history`` entry is ``{"seat": int, "action": str}`` with a seat of
+    the table; the game checks the actions themselves where it replays them."""
+    if not isinstance(history, list) or len(history) > MAX_HISTORY:
+        raise InvalidViewError(f"view field 'history' must be a list of at most {MAX_HISTORY} entries")
+    for i, item in enumerate(history):
+        if (
+            not isinstance(item, dict)
+            or set(item) != {"seat", "action"}
+            or isinstance(item["seat"], bool)
+            or not isinstance(item["seat"], int)
+            or not 0 <= item["seat"] < n_players
+            or not isinstance(item["action"], str)
+        ):
+            raise InvalidViewError(
+                f"history entry {i} must be {{'seat': 0..{n_players - 1}, 'action': text}}, not {brief(item)}"
+            )
 
 
 def one_card_trick_hand_sizes(view: dict, hand: list[int], trick: list[int], hand_size: int,

@@ -203,6 +203,11 @@ BAD_REQUESTS = [
     (_with({"game": "kozel"}), 1, "view is for game 'kozel'"),
     (_with({"legal_actions": ["Ao"]}), 1, "are not the rules' legal actions"),
     (_with({"options": {"target": 0}}), 1, "out of range"),
+    # Found by the HTTP fuzz test: a null history entry reached the belief's replay.
+    (_with({"history": [None]}, agent="ismcts"), 1, "history entry 0 must be"),
+    (_with({"history": [{"seat": 5, "action": "Ao"}]}, agent="ismcts"), 1, "history entry 0 must be"),
+    (_with({"history": [{"seat": 0, "action": 3}]}), 1, "history entry 0 must be"),
+    (_with({"history": "Ao"}), 1, "'history' must be a list"),
 ]
 
 
