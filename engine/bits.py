@@ -24,6 +24,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from . import jit  # noqa: F401  (before any kernel: numba's NumPy support without scipy.linalg)
+
 CardMask = np.uint64
 """A set of cards: bit ``i`` set means card ``i`` is in the set."""
 

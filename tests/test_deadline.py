@@ -11,6 +11,7 @@ generous (a shared two-core machine): 1.5 s over the limit, where a search of
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 
@@ -92,3 +93,45 @@ def test_signals_stop_a_search_of_a_billion_iterations(kind, raised):
     out = _run("coins", kind)
     assert out["stopped_by"] == raised
     assert out["seconds"] < 0.1 + SLACK
+
+
+RAISING_HANDLER = r"""
+import signal, time
+import numpy as np
+from numba import njit
+from slagwerk.search.deadline import NO_DEADLINE, expired
+
+@njit
+def spin(stop):
+    n = 0
+    while not expired(NO_DEADLINE, stop):
+        n += 1
+    return n
+
+class Alarm(Exception):
+    pass
+
+def alarm(signum, frame):
+    raise Alarm("from the handler")
+
+spin(np.ones(1, np.int64))  # compile before the alarm is set
+signal.signal(signal.SIGALRM, alarm)
+signal.setitimer(signal.ITIMER_REAL, 0.2)
+start = time.perf_counter()
+try:
+    spin(np.zeros(1, np.int64))
+except Alarm as err:
+    print("raised", err, round(time.perf_counter() - start, 2))
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer (POSIX)")
+def test_a_handler_that_raises_ends_the_kernel_with_its_exception():
+    """Outside ``interruptible`` a kernel looking at the clock still runs Python's
+    signal handlers, and an exception one raises leaves the kernel as itself."""
+    done = subprocess.run([sys.executable, "-c", RAISING_HANDLER], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    words = done.stdout.split()
+    assert words[:3] == ["raised", "from", "the"], done.stdout
+    assert float(words[-1]) < 0.2 + SLACK
