@@ -438,9 +438,10 @@ def _play_many(setup: GameSetup, slots: list[GameSlot], running: str | None = No
     return lines
 
 
+@lru_cache(maxsize=1)
 def _die_with_parent() -> None:
     """Linux: have the kernel end this worker when the process that started it
-    dies (killed, even by SIGKILL), instead of lingering for minutes."""
+    dies (killed, even by SIGKILL), instead of lingering for minutes (once per worker)."""
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -477,7 +478,7 @@ def start_workers(setup: GameSetup, jobs: int = 1, backend: str = "loky") -> Non
         return
     from joblib import Parallel, delayed, effective_n_jobs
 
-    warm_up(setup, builtin_only=True)  # compiles here once, filling numba's disk cache for the workers
+    ensure_compiled([setup.game])  # compiles here once when cold, filling numba's disk cache for the workers
     workers = effective_n_jobs(jobs)
     Parallel(n_jobs=jobs)(delayed(warm_up)(setup, None, True) for _ in range(workers))
 
@@ -507,7 +508,7 @@ def run_games(setup: GameSetup, slots: list[GameSlot], jobs: int = 1, backend: s
         return
     from joblib import Parallel, delayed, parallel_config
 
-    warm_up(setup, builtin_only=True)  # compiles here once, filling numba's disk cache for the workers
+    ensure_compiled([setup.game])  # compiles here once when cold, filling numba's disk cache for the workers
     if backend == "dask":
         client = _dask_client(scheduler)
         try:

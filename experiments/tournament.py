@@ -342,7 +342,8 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
     run = config.run_id()
     try:  # from here on the log is closed (its lock released) however the run ends
         if todo:  # compiling, workers and each agent's first decision before the bar's clock starts
-            warm_up(setup, builtin_only=jobs != 1)  # other agents run only in workers
+            if jobs == 1:  # agents play in this process
+                warm_up(setup)
             start_workers(setup, jobs, backend)
         bar = _progress_bar(config, len(all_slots), len(done), progress)
         last_shown = 0.0

@@ -24,6 +24,7 @@ import os
 import sys
 import time
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 
 ROOT_ENV = "SLAGWERK_CACHE_DIR"
@@ -71,8 +72,10 @@ def _package_folders() -> list[Path]:
     return folders
 
 
+@lru_cache(maxsize=1)
 def kernel_sources_hash() -> str:
-    """A short hash of the text of every source file that defines numba kernels."""
+    """A short hash of the text of every source file that defines numba kernels
+    (read once per process: a process runs the kernels it loaded at first)."""
     import hashlib
 
     digest = hashlib.sha256()

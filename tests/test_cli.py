@@ -63,3 +63,15 @@ def test_bench_reports_ismcts_iterations_against_playouts(capsys):
     assert [row["game"] for row in search] == ["coins"]
     assert search[0]["implementation"] == "numba"
     assert search[0]["per_second"] > 0 and search[0]["ratio_to_random_playout"] > 0
+
+
+def test_jobs_bench_times_one_and_two_workers_against_two_separate_processes():
+    from slagwerk.experiments.jobs_bench import jobs_rows
+
+    rows = {row["implementation"]: row for row in jobs_rows(target=1.0)}
+    assert set(rows) == {"jobs=1", "jobs=2", "2 processes"}
+    assert len({row["groups"] for row in rows.values()}) == 1 and rows["jobs=1"]["groups"] % 2 == 0
+    one, two, halves = (rows[k]["seconds"] for k in ("jobs=1", "jobs=2", "2 processes"))
+    assert rows["jobs=2"]["speedup"] == pytest.approx(one / two, abs=0.01)
+    assert rows["jobs=2"]["efficiency"] == pytest.approx(halves / two, abs=0.01)
+    assert rows["2 processes"]["speedup"] == pytest.approx(one / halves, abs=0.01)

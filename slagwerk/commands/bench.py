@@ -26,6 +26,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--no-bots", action="store_true",
                         help="skip the harness overhead of a bot program on stdio (per decision, "
                         "against the same agent in-process)")
+    parser.add_argument("--jobs-speedup", action="store_true",
+                        help="also time a Coins tournament of about 60 s of single-core work with "
+                        "--jobs 1 and --jobs 2, against its two halves run as two separate processes "
+                        "at once (about 3 minutes)")
     parser.add_argument("--json", action="store_true", help='print {"rows": [...]} as JSON')
     parser.set_defaults(run=run)
 
@@ -37,5 +41,9 @@ def run(args) -> int:
         raise OptionError(f"--seconds must be positive, not {args.seconds}")
     rows = run_bench(args.game, args.seconds, startup=args.startup,
                      search=not args.no_search, with_c=not args.no_c, bots=not args.no_bots)
+    if args.jobs_speedup:
+        from ..experiments.jobs_bench import jobs_rows
+
+        rows += jobs_rows()
     print(json.dumps({"rows": rows}) if args.json else format_table(rows))
     return 0
