@@ -67,6 +67,8 @@ MAX_SEED = 2**63 - 1
 STDERR_SUFFIX = ".stderr.log"
 """A bot's standard error is appended to ``<folder>/bot-<NAME>.stderr.log``."""
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
+_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+"""Requests are plain JSON built here, without cycles: one encoder, no cycle check."""
 _PARAM_TYPES = {"int": int, "float": float, "bool": bool, "str": str}
 
 
@@ -497,7 +499,7 @@ class _StdioClient(_Connection):
     def _exchange(self, request: dict, timeout: float | None, hello: bool):
         if not self.running():
             self._start()
-        line = json.dumps(request, separators=(",", ":")).encode("utf-8") + b"\n"
+        line = _ENCODER.encode(request).encode("utf-8") + b"\n"
         try:
             self.proc.stdin.write(line)
         except OSError:
@@ -568,7 +570,7 @@ class _HttpClient(_Connection):
             if hello:
                 self.conn.request("GET", "/v1/info")
             else:
-                body = json.dumps(request, separators=(",", ":")).encode("utf-8")
+                body = _ENCODER.encode(request).encode("utf-8")
                 self.conn.request("POST", "/v1/act", body, {"Content-Type": "application/json"})
             response = self.conn.getresponse()
             raw = response.read(MAX_ANSWER_BYTES + 1)

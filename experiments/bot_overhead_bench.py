@@ -11,8 +11,10 @@ bot over a pipe: the request's JSON, the round trip and the bot's own JSON
 work. The rates are games per CPU second (the harness's and the bot
 process's CPU time together, read from ``/proc`` on Linux; elsewhere the
 harness's only), as the other benchmarks count; the overhead per decision is
-reported in milliseconds of CPU time and of wall-clock time, which on a
-busy machine also holds the time the bot waits to be scheduled.
+reported in milliseconds of CPU time (``overhead``: both processes;
+``harness``: the harness process alone, without the bot's own JSON work) and
+of wall-clock time, which on a busy machine also holds the time the bot
+waits to be scheduled.
 """
 
 from __future__ import annotations
@@ -58,9 +60,10 @@ class _FirstLegal(Agent):
         return Decision(view["legal_actions"][0])
 
 
-def _measure(setup: GameSetup, slots, seconds: float, bot: str | None) -> tuple[float, float]:
-    """Games per wall-clock second and per CPU second (this process's and, for ``bot``,
-    the bot process's), playing ``slots`` over and over for ``seconds``."""
+def _measure(setup: GameSetup, slots, seconds: float, bot: str | None) -> tuple[float, float, float]:
+    """Games per wall-clock second, per CPU second (this process's and, for ``bot``,
+    the bot process's) and per CPU second of this process alone, playing
+    ``slots`` over and over for ``seconds``."""
     games = 0
     start, cpu = time.perf_counter(), time.process_time()
     bot_cpu = cpu_seconds(bot) if bot else 0.0
@@ -68,11 +71,11 @@ def _measure(setup: GameSetup, slots, seconds: float, bot: str | None) -> tuple[
         games += sum(1 for _ in run_games(setup, slots, jobs=1))
         wall = time.perf_counter() - start
         if wall >= seconds:
-            used = time.process_time() - cpu
+            used = harness = time.process_time() - cpu
             if bot:
                 after = cpu_seconds(bot)
                 used += (after - bot_cpu) if after is not None and bot_cpu is not None else 0.0
-            return games / wall, games / used
+            return games / wall, games / used, games / harness
 
 
 def overhead_rows(games=None, seconds: float = 2.0, rounds: int = 3) -> list[dict]:
@@ -94,17 +97,18 @@ def overhead_rows(games=None, seconds: float = 2.0, rounds: int = 3) -> list[dic
             played = sum(1 for _ in run_games(sides[IN_PROCESS], slots, jobs=1))  # warm: compiled, started
             per_game = _FirstLegal.decisions / played
             sum(1 for _ in run_games(sides[OVER_STDIO], slots, jobs=1))
-            wall = {spec: 0.0 for spec in sides}
-            cpu = {spec: 0.0 for spec in sides}
+            wall, cpu, harness = ({spec: 0.0 for spec in sides} for _ in range(3))
             for _ in range(rounds):
                 for spec, setup in sides.items():
                     rate = _measure(setup, slots, seconds / rounds, spec if spec == OVER_STDIO else None)
                     wall[spec], cpu[spec] = max(wall[spec], rate[0]), max(cpu[spec], rate[1])
+                    harness[spec] = max(harness[spec], rate[2])
             rows.append({"game": name, "benchmark": "bot_harness_overhead", "implementation": "stdio",
                          "per_second": round(cpu[OVER_STDIO], 1),
                          "in_process_per_second": round(cpu[IN_PROCESS], 1),
                          "decisions_per_game": round(per_game, 1),
                          "overhead_ms_per_decision": _overhead_ms(cpu, per_game),
+                         "harness_ms_per_decision": _overhead_ms(harness, per_game),
                          "wall_overhead_ms_per_decision": _overhead_ms(wall, per_game)})
     finally:
         close(OVER_STDIO)
