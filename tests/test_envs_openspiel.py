@@ -9,7 +9,6 @@ not change when only cards hidden from the seat change (docs/rules.md §2.2,
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
 
@@ -84,6 +83,7 @@ def _map_action(game_name, action, relabel):
 
 
 _changed: dict[str, int] = {}
+RELABELLINGS = 20
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -116,12 +116,14 @@ def test_strings_do_not_change_when_only_hidden_cards_change(game, trial):
     # relabel the cards this seat never saw, among themselves, in the deal
     deck = [engine_game.deck.name(c) for c in range(engine_game.deck.size)]
     hidden = [c for c in range(len(deck)) if deck[c] not in seen]
-    permuted = list(rng.permutation(hidden))
-    relabel = dict(zip(hidden, (int(c) for c in permuted)))
-    other_chance = [relabel.get(c, c) if i < context.draws else c for i, c in enumerate(chance)]
-    other = _play(os_game, other_chance, [_map_action(game, a, relabel) for a in actions], len(actions))
-    if other is None:
-        pytest.skip("the relabelled deal made a recorded action illegal (rare): nothing to compare")
+    for _attempt in range(RELABELLINGS):  # rarely, a relabelling makes a recorded action illegal
+        permuted = list(rng.permutation(hidden))
+        relabel = dict(zip(hidden, (int(c) for c in permuted)))
+        other_chance = [relabel.get(c, c) if i < context.draws else c for i, c in enumerate(chance)]
+        other = _play(os_game, other_chance, [_map_action(game, a, relabel) for a in actions], len(actions))
+        if other is not None:
+            break
+    assert other is not None, f"none of {RELABELLINGS} relabelled deals could replay the actions"
     _changed[game] = _changed.get(game, 0) + int(not np.array_equal(state._array, other._array))
     assert other.information_state_string(seat) == state.information_state_string(seat)
     assert other.observation_string(seat) == state.observation_string(seat)
@@ -133,8 +135,7 @@ def test_the_relabelled_deals_did_differ(game):
     """The property above is not vacuous: the deals it compared were different."""
     if game not in _changed:
         for trial in range(4):
-            with contextlib.suppress(pytest.skip.Exception):
-                test_strings_do_not_change_when_only_hidden_cards_change(game, trial)
+            test_strings_do_not_change_when_only_hidden_cards_change(game, trial)
     assert _changed.get(game, 0) > 0
 
 
