@@ -102,7 +102,8 @@ class BotServer(ThreadingHTTPServer):
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
                  limits: Limits | None = None, time_limit_ms: int = 30_000, workers: int = 1,
                  defaults: Defaults = NO_DEFAULTS, worker_argv: list[str] | None = None,
-                 socket_timeout: float = 10.0, log_requests: bool = False, public: bool = False):
+                 socket_timeout: float = 10.0, log_requests: bool = False, public: bool = False,
+                 warm_games=None):
         if time_limit_ms < 1:
             raise ValueError(f"time_limit_ms must be positive, not {time_limit_ms!r}")
         if not public and not is_loopback(host):
@@ -114,7 +115,8 @@ class BotServer(ThreadingHTTPServer):
         self.socket_timeout = socket_timeout
         self.log_requests = log_requests
         self.defaults = defaults
-        self.pool = WorkerPool(worker_argv or bot_command(self.limits, defaults), workers, time_limit_ms)
+        self.pool = WorkerPool(worker_argv or bot_command(self.limits, defaults, warm_games), workers,
+                               time_limit_ms)
         try:
             super().__init__((host, port), self.handler_class or BotHandler)
         except OSError:

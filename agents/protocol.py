@@ -418,15 +418,16 @@ def check_settings(limits: Limits, defaults: Defaults = NO_DEFAULTS) -> None:
         limits.check(make(spec, game, parameter_sets=defaults.parameter_sets))
 
 
-def warm_up(limits: Limits = DEFAULT_LIMITS) -> int:
-    """Answer one ``act`` request per game and agent, so that the compiled kernels
-    are loaded before the first real request (and its time limit) arrives.
+def warm_up(limits: Limits = DEFAULT_LIMITS, games=None) -> int:
+    """Answer one ``act`` request per game (of ``games``; ``None``: every game) and
+    agent, so that the compiled kernels are loaded before the first real request
+    (and its time limit) arrives.
 
     Agents with a budget get the smallest one. Returns the number of requests
     answered without error.
     """
     answered = 0
-    for game_name in GAMES:
+    for game_name in games or GAMES:
         state = make_game(game_name).new_match(seed=0)
         view = state.view(state.to_move)
         for agent_name, cls in AGENTS.items():

@@ -29,12 +29,18 @@ STARTUP_TIMEOUT_S = 600.0
 """How long a new worker may take to start: the first start may compile every kernel."""
 
 
-def bot_command(limits: Limits, defaults: Defaults = NO_DEFAULTS) -> list[str]:
+def bot_command(limits: Limits, defaults: Defaults = NO_DEFAULTS, warm_games=None) -> list[str]:
     """The command line of a worker: ``slagwerk bot --warm --time-limit-ms 0`` (its
     parent keeps the time limit) with the server's limits, default agent and
-    parameter sets, all as values (a worker never reads a parameter file)."""
+    parameter sets, all as values (a worker never reads a parameter file).
+
+    The worker warms up ``warm_games`` (``None``: the default game if there is
+    one, else every game) before it reads requests."""
+    if warm_games is None and defaults.game:
+        warm_games = [defaults.game]
     argv = [
-        sys.executable, "-m", "slagwerk", "bot", "--warm", "--time-limit-ms", "0",
+        sys.executable, "-m", "slagwerk", "bot", "--time-limit-ms", "0",
+        "--warm", *(warm_games or []),
         "--max-request-bytes", str(limits.max_request_bytes),
         "--max-time-ms", str(limits.max_time_ms),
         "--max-iterations", str(limits.max_iterations),

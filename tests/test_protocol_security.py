@@ -307,6 +307,28 @@ def test_the_stdio_bot_has_a_default_time_limit_and_0_turns_it_off():
     assert argv[argv.index("--time-limit-ms") + 1] == "0"  # a worker must not start workers of its own
 
 
+def test_a_worker_warms_up_only_the_games_it_will_be_asked_for(monkeypatch):
+    """A worker compiles or loads what its server needs before its first request:
+    the server's default game, the game of a ``play --web`` match, or every game."""
+    from slagwerk.agents.protocol import Defaults
+    from slagwerk.agents.workers import bot_command
+
+    def warmed(argv):
+        args = build_parser().parse_args(argv[argv.index("bot"):])
+        return args.warm
+
+    assert warmed(bot_command(Limits())) == []  # every game
+    assert warmed(bot_command(Limits(), Defaults(game="kozel"))) == ["kozel"]
+    assert warmed(bot_command(Limits(), warm_games=["coins", "aluette"])) == ["coins", "aluette"]
+    assert build_parser().parse_args(["bot"]).warm is None
+    import slagwerk.agents.protocol as protocol
+
+    asked = []
+    monkeypatch.setattr(protocol, "handle", lambda request, limits: asked.append(request["game"]) or {})
+    protocol.warm_up(Limits(), ["kozel"])
+    assert asked and set(asked) == {"kozel"}
+
+
 def test_slagwerk_error_is_what_bad_specs_raise():
     for spec in ("ismcts:@x", "random:seed=1", "ismcts:iterations=x"):
         with pytest.raises(SlagwerkError):

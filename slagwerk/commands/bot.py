@@ -10,6 +10,7 @@ from ..agents.protocol import Defaults, Limits, check_settings, handle, warm_up
 from ..agents.registry import load_parameter_sets, resolve_spec_files
 from ..agents.stdio import serve_lines
 from ..agents.workers import WorkerPool, bot_command
+from ..engine import GAME_NAMES
 from ..engine.errors import OptionError
 from .options import add_agent_source_options, load_agent_sources
 
@@ -35,8 +36,9 @@ def add_parser(subparsers) -> None:
                         "stopped and replaced when a request overruns (the answer is an error); "
                         "time_ms budgets may use 80%% of it; 0 runs agents in this process with no "
                         f"hard limit (default {DEFAULT_TIME_LIMIT_MS})")
-    parser.add_argument("--warm", action="store_true",
-                        help="load every game's and agent's compiled code before reading requests")
+    parser.add_argument("--warm", nargs="*", choices=GAME_NAMES, metavar="GAME",
+                        help="load the compiled code of these games' agents (no GAME: every game) "
+                        "before reading requests")
     add_agent_source_options(parser, bots=False)
     # A worker of `serve` or of a time-limited `bot` gets its parent's parameter sets as values.
     parser.add_argument("--parameter-sets-json", help=argparse.SUPPRESS)
@@ -121,8 +123,8 @@ def run(args) -> int:
     try:
         if time_limit_ms:
             return _serve_with_time_limit(time_limit_ms, limits, defaults, answers)
-        if args.warm:
-            warm_up(limits)
+        if args.warm is not None:
+            warm_up(limits, args.warm)
         return serve_lines(sys.stdin.buffer, answers, limits, defaults)
     finally:
         sys.stdout = answers

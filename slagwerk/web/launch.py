@@ -51,7 +51,8 @@ def play_in_browser(game, seat: int, specs: list[str] | None, seed: int, port: i
     print("starting the bot worker...", file=sys.stderr, flush=True)
     limits = Limits(max_time_ms=TIME_LIMIT_MS * 4 // 5)
     try:
-        server = WebServer("127.0.0.1", port, limits=limits, time_limit_ms=TIME_LIMIT_MS, workers=1)
+        server = WebServer("127.0.0.1", port, limits=limits, time_limit_ms=TIME_LIMIT_MS, workers=1,
+                           warm_games=[game.name])
     except OSError as err:
         raise OptionError(f"cannot listen on 127.0.0.1:{port}: {err.strerror}") from None
     url = match_url(f"http://127.0.0.1:{server.port}", game, seat, others, seed)
