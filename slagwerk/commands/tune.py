@@ -120,7 +120,7 @@ def run(args) -> int:
               f"--beta {config.beta:g} --max-groups {config.max_groups} --unit {config.unit} "
               f"--seed {confirmation_seed(config)}")
     if result.folder is not None:
-        plot = ", trajectory.png" if result.plotted else " (pip install matplotlib for trajectory.png)"
+        plot = ", trajectory.png" if result.plotted else " (no trajectory.png: matplotlib did not import)"
         print(f"results: {result.folder} (evaluations.jsonl, best.json, summary.json{plot}); "
               f"load the setting with --agents {config.agent}:@{result.folder}/best.json", file=sys.stderr)
     return 0
