@@ -116,7 +116,7 @@ class BotServer(ThreadingHTTPServer):
         self.log_requests = log_requests
         self.defaults = defaults
         self.pool = WorkerPool(worker_argv or bot_command(self.limits, defaults, warm_games), workers,
-                               time_limit_ms)
+                               time_limit_ms, default_game=defaults.game)
         try:
             super().__init__((host, port), self.handler_class or BotHandler)
         except OSError:

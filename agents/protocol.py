@@ -57,6 +57,7 @@ REQUEST_FIELDS = {
     "hello": ("id", "type"),
     "quit": ("id", "type"),
     "act": ("id", "type", "game", "agent", "view", "seed", "stats", "iterations", "time_ms"),
+    "warm": ("id", "type", "game"),
 }
 """The fields each request type may have; any other field is an error."""
 
@@ -191,6 +192,8 @@ def handle(request, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEF
             return {"id": rid, **hello(limits, defaults)}
         if kind == "quit":
             return {"id": rid, "ok": True}
+        if kind == "warm":
+            return {"id": rid, **warm(request, limits, defaults)}
         return {"id": rid, **act(request, limits, defaults)}
     except SlagwerkError as err:
         return error_answer(rid, str(err))
@@ -416,6 +419,18 @@ def check_settings(limits: Limits, defaults: Defaults = NO_DEFAULTS) -> None:
         specs.append(defaults.agent)
     for spec in specs:
         limits.check(make(spec, game, parameter_sets=defaults.parameter_sets))
+
+
+def warm(request: dict, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEFAULTS) -> dict:
+    """The ``warm`` answer (without ``id``): the game's agents have each answered
+    one small request, so its compiled code is loaded (or compiled) now rather
+    than in the first ``act`` request's time."""
+    game_name = request.get("game", defaults.game)
+    if game_name is None:
+        raise ProtocolError("a 'warm' request needs the field 'game'")
+    if not isinstance(game_name, str) or game_name not in GAMES:
+        raise ProtocolError(f"unknown game {short_repr(game_name)} (games: {', '.join(GAMES)})")
+    return {"warmed": game_name, "answered": warm_up(limits, [game_name])}
 
 
 def warm_up(limits: Limits = DEFAULT_LIMITS, games=None) -> int:

@@ -4,7 +4,9 @@ A numba kernel cannot be interrupted inside a thread, so a process is the
 only way to stop a request that overruns: :class:`WorkerPool` sends each
 request to an idle worker, and a worker that does not answer by the
 deadline is killed and replaced in the background. A crash inside an agent
-costs one worker, never the caller. ``slagwerk serve`` answers HTTP
+costs one worker, never the caller. A worker loads a game's compiled code
+when it is first asked about that game, with a ``warm`` request that the
+time limit does not count (or at its start, for the server's default game). ``slagwerk serve`` answers HTTP
 requests through a pool; ``slagwerk bot --time-limit-ms`` relays its
 standard input through a pool of one.
 """
@@ -22,6 +24,7 @@ import threading
 import time
 from http import HTTPStatus
 
+from ..engine import GAME_NAMES
 from ..engine.errors import SlagwerkError
 from .protocol import NO_DEFAULTS, Defaults, Limits, encode, error_answer, request_id
 
@@ -30,17 +33,17 @@ STARTUP_TIMEOUT_S = 600.0
 
 
 def bot_command(limits: Limits, defaults: Defaults = NO_DEFAULTS, warm_games=None) -> list[str]:
-    """The command line of a worker: ``slagwerk bot --warm --time-limit-ms 0`` (its
+    """The command line of a worker: ``slagwerk bot --time-limit-ms 0`` (its
     parent keeps the time limit) with the server's limits, default agent and
     parameter sets, all as values (a worker never reads a parameter file).
 
     The worker warms up ``warm_games`` (``None``: the default game if there is
-    one, else every game) before it reads requests."""
+    one) before it reads requests; other games when first asked about them."""
     if warm_games is None and defaults.game:
         warm_games = [defaults.game]
     argv = [
         sys.executable, "-m", "slagwerk", "bot", "--time-limit-ms", "0",
-        "--warm", *(warm_games or []),
+        *(["--warm", *warm_games] if warm_games else []),
         "--max-request-bytes", str(limits.max_request_bytes),
         "--max-time-ms", str(limits.max_time_ms),
         "--max-iterations", str(limits.max_iterations),
@@ -75,6 +78,8 @@ class BotWorker:
     def __init__(self, argv: list[str]):
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
         self._pending = b""
+        self.warmed: set[str] = set()
+        """Games this worker answered a ``warm`` request for."""
         os.set_blocking(self.proc.stdout.fileno(), False)
 
     def ask(self, line: str, deadline: float) -> dict:
@@ -131,12 +136,13 @@ class WorkerPool:
     """A fixed number of workers; a worker that overran or died is replaced."""
 
     def __init__(self, argv: list[str], size: int, time_limit_ms: int,
-                 startup_timeout: float = STARTUP_TIMEOUT_S):
+                 startup_timeout: float = STARTUP_TIMEOUT_S, default_game: str | None = None):
         if size < 1:
             raise ValueError(f"a worker pool needs at least one worker, not {size!r}")
         self.argv = list(argv)
         self.time_limit_ms = time_limit_ms
         self.startup_timeout = startup_timeout
+        self.default_game = default_game
         self.idle: queue.Queue[BotWorker] = queue.Queue()
         self._closed = False
         self._all: set[BotWorker] = set()
@@ -198,6 +204,18 @@ class WorkerPool:
             return HTTPStatus.SERVICE_UNAVAILABLE, error_answer(
                 rid, f"no bot worker became free within {within}; try again")
         if wait_s is not None:
+            deadline = time.monotonic() + self.time_limit_ms / 1000.0
+        game = request.get("game", self.default_game) if request.get("type") == "act" else None
+        if game in GAME_NAMES and game not in worker.warmed:
+            try:  # loading (or compiling) a game's code is not the request's time
+                warmed = worker.ask(encode({"id": 0, "type": "warm", "game": game}),
+                                    time.monotonic() + self.startup_timeout)
+            except (WorkerTimeout, WorkerDied, ValueError):
+                self._replace(worker)
+                return HTTPStatus.INTERNAL_SERVER_ERROR, error_answer(
+                    rid, f"the bot worker stopped while loading {game}")
+            if "error" not in warmed:
+                worker.warmed.add(game)
             deadline = time.monotonic() + self.time_limit_ms / 1000.0
         try:
             answer = worker.ask(encode(request), deadline)

@@ -208,7 +208,15 @@ BAD_REQUESTS = [
     (_with({"history": [{"seat": 5, "action": "Ao"}]}, agent="ismcts"), 1, "history entry 0 must be"),
     (_with({"history": [{"seat": 0, "action": 3}]}), 1, "history entry 0 must be"),
     (_with({"history": "Ao"}), 1, "'history' must be a list"),
+    ({"id": 1, "type": "warm"}, 1, "a 'warm' request needs the field 'game'"),
+    ({"id": 1, "type": "warm", "game": "chess"}, 1, "unknown game 'chess'"),
+    ({"id": 1, "type": "warm", "game": "coins", "agent": "x"}, 1, "unknown field 'agent' in a 'warm'"),
 ]
+
+
+def test_a_warm_request_loads_a_games_agents_before_any_act():
+    answer = handle({"id": 7, "type": "warm", "game": "kozel"})
+    assert answer["id"] == 7 and answer["warmed"] == "kozel" and answer["answered"] >= 4
 
 
 @pytest.mark.parametrize("request_, rid, message", BAD_REQUESTS)

@@ -307,6 +307,25 @@ def test_the_stdio_bot_has_a_default_time_limit_and_0_turns_it_off():
     assert argv[argv.index("--time-limit-ms") + 1] == "0"  # a worker must not start workers of its own
 
 
+def test_a_pool_warms_each_worker_up_for_a_game_the_first_time_it_is_asked_about_it():
+    """The time limit counts the agent's work, not a worker's first load of a game."""
+    from slagwerk.agents.workers import WorkerPool, bot_command
+
+    pool = WorkerPool(bot_command(Limits()), 1, time_limit_ms=20_000)
+    try:
+        worker = pool.idle.queue[0]
+        assert worker.warmed == set()
+        for game_name in ("coins", "coins", "chess"):
+            state = make_game("coins").new_match(seed=1)
+            request = {"id": 1, "type": "act", "game": game_name, "agent": "heuristic",
+                       "view": state.view(state.to_move)}
+            status, answer = pool.ask(request)
+            assert ("action" in answer) == (game_name == "coins"), answer
+        assert worker.warmed == {"coins"}  # once, and never for a name that is not a game
+    finally:
+        pool.close()
+
+
 def test_a_worker_warms_up_only_the_games_it_will_be_asked_for(monkeypatch):
     """A worker compiles or loads what its server needs before its first request:
     the server's default game, the game of a ``play --web`` match, or every game."""
@@ -317,10 +336,11 @@ def test_a_worker_warms_up_only_the_games_it_will_be_asked_for(monkeypatch):
         args = build_parser().parse_args(argv[argv.index("bot"):])
         return args.warm
 
-    assert warmed(bot_command(Limits())) == []  # every game
+    assert "--warm" not in bot_command(Limits())  # each game when first asked about
     assert warmed(bot_command(Limits(), Defaults(game="kozel"))) == ["kozel"]
     assert warmed(bot_command(Limits(), warm_games=["coins", "aluette"])) == ["coins", "aluette"]
     assert build_parser().parse_args(["bot"]).warm is None
+    assert build_parser().parse_args(["bot", "--warm"]).warm == []  # every game
     import slagwerk.agents.protocol as protocol
 
     asked = []

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+import threading
 
 from ..agents.protocol import Defaults, Limits, check_settings, handle, warm_up
-from ..agents.registry import load_parameter_sets, resolve_spec_files
+from ..agents.registry import agent_class, load_parameter_sets, parse_spec, resolve_spec_files
 from ..agents.stdio import serve_lines
 from ..agents.workers import WorkerPool, bot_command
 from ..engine import GAME_NAMES
@@ -93,6 +95,13 @@ def limits_from_args(args, max_time_ms: int | None = None) -> Limits:
 def defaults_from_args(args, limits: Limits) -> Defaults:
     """The default game and agent and the parameter sets, files read once, checked
     against ``limits``: values from here on, never paths."""
+    defaults = read_defaults(args)
+    check_settings(limits, defaults)
+    return defaults
+
+
+def read_defaults(args) -> Defaults:
+    """:func:`defaults_from_args` without the check (which loads a game's kernels)."""
     from ..agents.plugins import load_entry_points
 
     load_entry_points()  # installed plugins' agents answer requests too (bot and serve)
@@ -102,9 +111,7 @@ def defaults_from_args(args, limits: Limits) -> Defaults:
     else:
         sets = load_parameter_sets(args.params)
     agent = resolve_spec_files(args.agent) if args.agent else None
-    defaults = Defaults(game=args.game, agent=agent, parameter_sets=sets)
-    check_settings(limits, defaults)
-    return defaults
+    return Defaults(game=args.game, agent=agent, parameter_sets=sets)
 
 
 def run(args) -> int:
@@ -116,13 +123,24 @@ def run(args) -> int:
         limits = limits_from_args(args, min(args.max_time_ms, max(1, time_limit_ms * 4 // 5)))
     else:
         limits = limits_from_args(args)
-    defaults = defaults_from_args(args, limits)
+    if time_limit_ms:  # the worker starts while this process checks the settings
+        defaults = read_defaults(args)
+        if defaults.agent:  # an unknown agent is said once, here, before any worker starts
+            agent_class(parse_spec(defaults.agent)[0])
+        pool = _start_pool(time_limit_ms, limits, defaults)
+        try:
+            check_settings(limits, defaults)
+        except BaseException:
+            pool.close()
+            raise
+    else:
+        defaults = defaults_from_args(args, limits)
     answers = sys.stdout
     # Answers own standard output: anything else printed (by an agent, say) goes to stderr.
     sys.stdout = sys.stderr
     try:
         if time_limit_ms:
-            return _serve_with_time_limit(time_limit_ms, limits, defaults, answers)
+            return _serve_with_time_limit(pool, time_limit_ms, limits, defaults, answers)
         if args.warm is not None:
             warm_up(limits, args.warm)
         return serve_lines(sys.stdin.buffer, answers, limits, defaults)
@@ -130,12 +148,44 @@ def run(args) -> int:
         sys.stdout = answers
 
 
-def _serve_with_time_limit(time_limit_ms: int, limits: Limits, defaults: Defaults, answers) -> int:
-    """Relay ``act`` requests to a worker process that is killed if it overruns."""
+class _PendingPool:
+    """A :class:`WorkerPool` of one, started in a thread: its worker boots while
+    the caller does other work; :meth:`get` waits for it."""
+
+    def __init__(self, argv: list[str], time_limit_ms: int, default_game: str | None):
+        self._result: list = []
+
+        def start():
+            try:
+                self._result.append(WorkerPool(argv, 1, time_limit_ms, default_game=default_game))
+            except BaseException as err:  # handed to get()
+                self._result.append(err)
+
+        self._thread = threading.Thread(target=start, name="slagwerk-worker-pool", daemon=True)
+        self._thread.start()
+
+    def get(self) -> WorkerPool:
+        self._thread.join()
+        if isinstance(self._result[0], BaseException):
+            raise self._result[0]
+        return self._result[0]
+
+    def close(self) -> None:
+        with contextlib.suppress(BaseException):
+            self.get().close()
+
+
+def _start_pool(time_limit_ms: int, limits: Limits, defaults: Defaults) -> _PendingPool:
     from ..agents.plugins import loaded_plugins
 
     argv = bot_command(limits, defaults) + [f"--plugin={module}" for module in loaded_plugins()]
-    pool = WorkerPool(argv, 1, time_limit_ms)
+    return _PendingPool(argv, time_limit_ms, defaults.game)
+
+
+def _serve_with_time_limit(pending: _PendingPool, time_limit_ms: int, limits: Limits, defaults: Defaults,
+                           answers) -> int:
+    """Relay ``act`` requests to a worker process that is killed if it overruns."""
+    pool = pending.get()
 
     def handler(request):
         kind = request.get("type") if isinstance(request, dict) else None
