@@ -6,9 +6,9 @@ request to an idle worker, and a worker that does not answer by the
 deadline is killed and replaced in the background. A crash inside an agent
 costs one worker, never the caller. A worker loads a game's compiled code
 when it is first asked about that game, with a ``warm`` request that the
-time limit does not count (or at its start, for the server's default game). ``slagwerk serve`` answers HTTP
-requests through a pool; ``slagwerk bot --time-limit-ms`` relays its
-standard input through a pool of one.
+time limit does not count (or at its start, for the server's default game).
+``slagwerk serve`` answers HTTP requests through a pool; ``slagwerk bot
+--time-limit-ms`` relays its standard input through a pool of one.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ..engine.errors import SlagwerkError
 from .protocol import NO_DEFAULTS, Defaults, Limits, encode, error_answer, request_id
 
 STARTUP_TIMEOUT_S = 600.0
-"""How long a new worker may take to start: the first start may compile every kernel."""
+"""How long a new worker may take to start, or to load a game (a first run compiles it)."""
 
 
 def bot_command(limits: Limits, defaults: Defaults = NO_DEFAULTS, warm_games=None) -> list[str]:
