@@ -205,7 +205,10 @@ class WorkerPool:
                 rid, f"no bot worker became free within {within}; try again")
         if wait_s is not None:
             deadline = time.monotonic() + self.time_limit_ms / 1000.0
-        game = request.get("game", self.default_game) if request.get("type") == "act" else None
+        kind = request.get("type")
+        if kind == "warm":  # loading a game is not held to the time limit
+            deadline = time.monotonic() + self.startup_timeout
+        game = request.get("game", self.default_game) if kind == "act" else None
         if game in GAME_NAMES and game not in worker.warmed:
             try:  # loading (or compiling) a game's code is not the request's time
                 warmed = worker.ask(encode({"id": 0, "type": "warm", "game": game}),
@@ -228,6 +231,8 @@ class WorkerPool:
             return HTTPStatus.INTERNAL_SERVER_ERROR, error_answer(
                 rid, "the bot worker stopped while answering this request")
         self.idle.put(worker)
+        if kind == "warm" and answer.get("warmed") in GAME_NAMES:
+            worker.warmed.add(answer["warmed"])
         if "error" not in answer:
             return HTTPStatus.OK, answer
         if str(answer["error"]).startswith("internal error"):

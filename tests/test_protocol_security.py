@@ -353,3 +353,21 @@ def test_slagwerk_error_is_what_bad_specs_raise():
     for spec in ("ismcts:@x", "random:seed=1", "ismcts:iterations=x"):
         with pytest.raises(SlagwerkError):
             make(spec, make_game("coins"))
+
+
+def test_a_time_limited_bot_relays_warm_requests_to_its_worker_and_checks_settings_once():
+    import subprocess
+    import sys
+
+    state = make_game("coins").new_match(seed=1)
+    view = state.view(state.to_move)
+    lines = [{"id": 1, "type": "warm", "game": "kozel"},
+             {"id": 2, "type": "act", "game": "coins", "agent": "heuristic", "view": view}]
+    done = subprocess.run([sys.executable, "-m", "slagwerk", "bot"], capture_output=True, text=True,
+                          timeout=600, input="".join(json.dumps(line) + "\n" for line in lines))
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answers[0]["warmed"] == "kozel" and answers[0]["answered"] >= 4
+    assert answers[1]["id"] == 2 and answers[1]["action"] in state.legal_texts()
+    bad = subprocess.run([sys.executable, "-m", "slagwerk", "bot", "--agent", "ismcts:iterations=0"],
+                         capture_output=True, text=True, timeout=600, input="")
+    assert bad.returncode == 2 and bad.stderr.count("out of range") == 1, bad.stderr

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
-import threading
 
 from ..agents.protocol import Defaults, Limits, check_settings, handle, warm_up
-from ..agents.registry import agent_class, load_parameter_sets, parse_spec, resolve_spec_files
+from ..agents.registry import load_parameter_sets, resolve_spec_files
 from ..agents.stdio import serve_lines
 from ..agents.workers import WorkerPool, bot_command
 from ..engine import GAME_NAMES
@@ -123,16 +121,10 @@ def run(args) -> int:
         limits = limits_from_args(args, min(args.max_time_ms, max(1, time_limit_ms * 4 // 5)))
     else:
         limits = limits_from_args(args)
-    if time_limit_ms:  # the worker starts while this process checks the settings
+    if time_limit_ms:  # agents run in a worker: this process loads no kernels unless it must check
         defaults = read_defaults(args)
-        if defaults.agent:  # an unknown agent is said once, here, before any worker starts
-            agent_class(parse_spec(defaults.agent)[0])
-        pool = _start_pool(time_limit_ms, limits, defaults)
-        try:
+        if defaults.agent or defaults.parameter_sets:  # a bad setting is said here, before a worker starts
             check_settings(limits, defaults)
-        except BaseException:
-            pool.close()
-            raise
     else:
         defaults = defaults_from_args(args, limits)
     answers = sys.stdout
@@ -140,7 +132,7 @@ def run(args) -> int:
     sys.stdout = sys.stderr
     try:
         if time_limit_ms:
-            return _serve_with_time_limit(pool, time_limit_ms, limits, defaults, answers)
+            return _serve_with_time_limit(time_limit_ms, limits, defaults, answers)
         if args.warm is not None:
             warm_up(limits, args.warm)
         return serve_lines(sys.stdin.buffer, answers, limits, defaults)
@@ -148,48 +140,16 @@ def run(args) -> int:
         sys.stdout = answers
 
 
-class _PendingPool:
-    """A :class:`WorkerPool` of one, started in a thread: its worker boots while
-    the caller does other work; :meth:`get` waits for it."""
-
-    def __init__(self, argv: list[str], time_limit_ms: int, default_game: str | None):
-        self._result: list = []
-
-        def start():
-            try:
-                self._result.append(WorkerPool(argv, 1, time_limit_ms, default_game=default_game))
-            except BaseException as err:  # handed to get()
-                self._result.append(err)
-
-        self._thread = threading.Thread(target=start, name="slagwerk-worker-pool", daemon=True)
-        self._thread.start()
-
-    def get(self) -> WorkerPool:
-        self._thread.join()
-        if isinstance(self._result[0], BaseException):
-            raise self._result[0]
-        return self._result[0]
-
-    def close(self) -> None:
-        with contextlib.suppress(BaseException):
-            self.get().close()
-
-
-def _start_pool(time_limit_ms: int, limits: Limits, defaults: Defaults) -> _PendingPool:
+def _serve_with_time_limit(time_limit_ms: int, limits: Limits, defaults: Defaults, answers) -> int:
+    """Relay ``act`` and ``warm`` requests to a worker process that is killed if it overruns."""
     from ..agents.plugins import loaded_plugins
 
     argv = bot_command(limits, defaults) + [f"--plugin={module}" for module in loaded_plugins()]
-    return _PendingPool(argv, time_limit_ms, defaults.game)
-
-
-def _serve_with_time_limit(pending: _PendingPool, time_limit_ms: int, limits: Limits, defaults: Defaults,
-                           answers) -> int:
-    """Relay ``act`` requests to a worker process that is killed if it overruns."""
-    pool = pending.get()
+    pool = WorkerPool(argv, 1, time_limit_ms, default_game=defaults.game)
 
     def handler(request):
         kind = request.get("type") if isinstance(request, dict) else None
-        if kind == "act":
+        if kind in ("act", "warm"):
             return pool.ask(request, wait_s=pool.startup_timeout)[1]
         answer = handle(request, limits, defaults)
         if kind == "hello" and "error" not in answer:
