@@ -19,7 +19,9 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from http import HTTPStatus
+from types import SimpleNamespace
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -441,3 +443,60 @@ def test_serve_web_options_are_checked(tmp_path, capsys):
         assert main(["serve", "--port", "0", *argv]) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and reason in err and err.count("\n") == 1
+
+
+_LEAVING = threading.Event()
+"""Set when the bots' thread has just seen that the bots' turn is over."""
+
+
+class _SlowToLeave(threading.Condition):
+    """A condition that the bots' thread leaves slowly after it has seen that
+    the bots' turn is over: the moment in which an old bots' thread could still
+    look registered to ``act()``."""
+
+    def __exit__(self, *exc):
+        result = super().__exit__(*exc)
+        if threading.current_thread().name == "slagwerk-web-bots" and _LEAVING.is_set():
+            _LEAVING.clear()
+            time.sleep(0.05)
+        return result
+
+
+def test_a_human_who_answers_at_once_never_stalls_the_bots(monkeypatch):
+    """The bots' thread gives up its turn under the same lock as its last look at
+    the match, so an action the human sends the instant it may never finds the
+    old thread still registered, which would leave the next bot without a thread
+    (a stall the fresh-clone suite once met). Every match must end."""
+    import slagwerk.web.matches as matches
+
+    human_or_over = WebMatch._human_or_over
+
+    def looked(self):
+        over = human_or_over(self)
+        if over and threading.current_thread().name == "slagwerk-web-bots":
+            _LEAVING.set()
+        return over
+
+    monkeypatch.setattr(WebMatch, "_human_or_over", looked)
+    monkeypatch.setattr(matches, "threading", SimpleNamespace(
+        Condition=_SlowToLeave, Thread=threading.Thread, Lock=threading.Lock,
+        current_thread=threading.current_thread))
+    for k in range(3):
+        store = MatchStore(in_process, LIMITS)
+        settings = {"game": "coins", "options": {"target": 2}, "seat": k % 3,
+                    "agents": ["random", "random"], "seed": k}
+        _, match = store.start(None, settings)
+        chooser, stalled_since, last = random.Random(k), None, -1
+        while not match.over:
+            with match.changed:
+                ready = match.thinking is None and match.state.to_move == match.seat
+                version = match.version
+            if ready:
+                match.act(chooser.choice(match.state.legal_texts(match.seat)))
+                continue
+            match.wait(version, 0.05)
+            if match.version == last:
+                stalled_since = stalled_since or time.monotonic()
+                assert time.monotonic() - stalled_since < 5, f"match {k} stalled: no bot is moving"
+            else:
+                stalled_since, last = None, match.version

@@ -207,10 +207,13 @@ class WebMatch:
         return self.over or self.state.to_move == self.seat
 
     def _run_bots(self) -> None:
+        me = threading.current_thread()
         try:
             while True:
                 with self.changed:
                     if self.closed or self._human_or_over():
+                        # Under the lock of the check: an act() that follows starts the next thread.
+                        self._bots_stopped()
                         return
                     seat = self.state.to_move
                     request = {"type": "act", "game": self.game.name, "agent": self.specs[seat],
@@ -226,16 +229,23 @@ class WebMatch:
                 with self.changed:
                     self.thinking = None
                     if self.closed:
+                        self._bots_stopped()
                         return
                     if status == HTTPStatus.OK:
                         self._apply(answer["action"])
                     else:
                         self._fall_back(seat, answer.get("error", "no answer"))
-        finally:
+        except BaseException:
             with self.changed:
-                self._thread = None
-                self.thinking = None
-                self._changed()
+                if self._thread is me:
+                    self._bots_stopped()
+            raise
+
+    def _bots_stopped(self) -> None:
+        """The bots' thread ends (the caller holds the lock)."""
+        self._thread = None
+        self.thinking = None
+        self._changed()
 
     def _fall_back(self, seat: int, error: str) -> None:
         """A bot that failed (ran out of time, its worker died) plays a random legal action."""
