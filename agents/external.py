@@ -50,6 +50,7 @@ import sys
 import threading
 import time
 import urllib.parse
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
@@ -385,9 +386,10 @@ def close_all() -> None:
         close(name)
 
 
-class _Connection:
+class _Connection(ABC):
     """What both transports share: request ids and turning any failure into a fault
-    after which the connection is closed (the next request starts afresh)."""
+    after which the connection is closed (the next request starts afresh). Each
+    transport supplies :meth:`_exchange` and :meth:`close`."""
 
     def __init__(self, bot: BotDefinition):
         self.bot = bot
@@ -441,11 +443,13 @@ class _Connection:
                            f"to request {request['id']}")
         return answer
 
+    @abstractmethod
     def _exchange(self, request: dict, timeout: float | None, hello: bool):
-        raise NotImplementedError
+        """Send ``request`` and return the bot's parsed answer (or raise :class:`BotFault`)."""
 
+    @abstractmethod
     def close(self) -> None:
-        raise NotImplementedError
+        """End the connection (and the bot's process, for a program)."""
 
 
 def _parent_death_signal():
