@@ -348,6 +348,9 @@ _LOCK = threading.Lock()
 
 def _client(bot: BotDefinition):
     """This process's connection to ``bot`` (reused across games)."""
+    client = _CLIENTS.get(bot.name)
+    if client is not None and client.bot is bot:  # every decision: no lock, no field comparison
+        return client
     with _LOCK:
         client = _CLIENTS.get(bot.name)
         if client is not None and client.bot != bot:
@@ -416,6 +419,7 @@ class _Connection(ABC):
         next request to meet (and forfeit)."""
         if self.running():
             return
+        self.close()  # a process that ended by itself
         try:
             check_hello(self.bot.name, self._ask({"type": "hello"}, HELLO_TIMEOUT_S, hello=True))
         except (BotFault, SpecError):
@@ -424,8 +428,13 @@ class _Connection(ABC):
     def running(self) -> bool:
         return True
 
+    def closed(self) -> bool:
+        """Closed after a fault (cheaper than :meth:`running`, which asks the system)."""
+        return False
+
     def act(self, request: dict) -> dict:
-        self.ensure_started()  # normally done when the agent was made (after a fault in this game: now)
+        if self.closed():  # started when the agent was made; after a fault in this game, now
+            self.ensure_started()
         answer = self._ask(request, self.bot.timeout)
         if "error" in answer:
             self.close()
@@ -484,6 +493,9 @@ class _StdioClient(_Connection):
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
+    def closed(self) -> bool:
+        return self.proc is None
+
     def _start(self) -> None:
         stderr = None
         if self.bot.stderr_folder is not None:
@@ -508,7 +520,7 @@ class _StdioClient(_Connection):
         self.poller.register(self.proc.stdout.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
 
     def _exchange(self, request: dict, timeout: float | None, hello: bool):
-        if not self.running():
+        if self.proc is None:
             self._start()
         line = _encode(request) + b"\n"
         try:
