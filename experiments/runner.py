@@ -18,14 +18,15 @@ match and each seat scores its outcome (1, 0.5, 0). Either way the line also
 holds the deal points per seat in the game's own units (docs/records.md
 ``points``, summed over the match's complete deals) and the number of deals.
 
-Faults: an agent that raises, overruns the per-move time limit or returns an
-illegal action forfeits the game: its seats score 0, every other seat 1, the
-line's ``forfeit`` names the seat, the agent and the error, and the
-experiment goes on. The time limit interrupts a move with ``SIGALRM`` where
-the move runs in a process's main thread (local workers, ``jobs=1``); on
-other threads (Dask workers) a move is judged by its time once it returns.
-Either way, a move stuck inside one compiled kernel call cannot be
-interrupted before the call returns.
+Faults: an agent that raises, overruns the per-move time limit or its clock
+for the game (``game_time``: its seat's total thinking time in one game, a
+chess clock without increment), or returns an illegal action forfeits the
+game: its seats score 0, every other seat 1, the line's ``forfeit`` names the
+seat, the agent and the error, and the experiment goes on. The time limit
+interrupts a move with ``SIGALRM`` where the move runs in a process's main
+thread (local workers, ``jobs=1``); on other threads (Dask workers) a move is
+judged by its time once it returns. Either way, a move stuck inside one
+compiled kernel call cannot be interrupted before the call returns.
 
 Warm-up: before its first game, every process lets each agent make one
 untimed decision (a limit of ``WARM_UP_FACTOR`` times the move limit still
@@ -86,7 +87,8 @@ class GameSetup:
 
     ``options`` is a tuple of ``(name, value)`` pairs; ``specs`` the agent
     specs by agent number; ``move_time`` the per-move limit in seconds
-    (``None``: no limit); ``plugins`` modules to import first; ``bots``
+    (``None``: no limit); ``game_time`` each seat's thinking time for the
+    whole game in seconds (``None``: no clock); ``plugins`` modules to import first; ``bots``
     external bots to register (both default to those of this process,
     :mod:`slagwerk.agents.plugins` and :mod:`slagwerk.agents.external`).
     """
@@ -102,6 +104,7 @@ class GameSetup:
     """Modules every worker imports before playing (they register agents)."""
     bots: tuple = field(default_factory=registered_bots)
     """External bots (:class:`~slagwerk.agents.external.BotDefinition`) every worker registers."""
+    game_time: float | None = None
 
     @property
     def labels(self) -> list[str]:
@@ -146,6 +149,8 @@ def validate_setup(setup: GameSetup, unique_labels: bool = True) -> None:
         raise ExperimentError(f"unknown unit {setup.unit!r} (units: {', '.join(UNITS)})")
     if setup.move_time is not None and not setup.move_time > 0:
         raise ExperimentError(f"the per-move time limit must be positive, not {setup.move_time!r}")
+    if setup.game_time is not None and not setup.game_time > 0:
+        raise ExperimentError(f"the time for a game must be positive, not {setup.game_time!r}")
     if isinstance(setup.seed, bool) or not isinstance(setup.seed, (int, np.integer)):
         raise ExperimentError(f"the seed must be an integer, not {setup.seed!r}")
     game = _game(setup.game, setup.options)
@@ -216,13 +221,18 @@ class _Watch:
 
 
 class _GuardedAgent:
-    """An agent wrapper that turns the agent's faults into :class:`Forfeit`."""
+    """An agent wrapper that turns the agent's faults into :class:`Forfeit`.
 
-    def __init__(self, agent, seat: int, move_time: float | None, watch: _Watch, number: int):
+    One wrapper plays one seat for one game: ``seconds`` is the seat's clock,
+    which ``game_time`` (if given) bounds."""
+
+    def __init__(self, agent, seat: int, move_time: float | None, watch: _Watch, number: int,
+                 game_time: float | None = None):
         self.agent = agent
         self.seat = seat
         self.number = number  # the agent's number in the setup, written to the crash marker
         self.move_time = move_time
+        self.game_time = game_time
         self.watch = watch
         self.cheating = agent.cheating
         self.decisions = 0  # answered decisions and their time, for time per decision
@@ -238,6 +248,13 @@ class _GuardedAgent:
 
     def _call(self, method, argument):
         limit = self.move_time
+        by_clock = False  # the time left on the seat's clock is the tighter bound
+        if self.game_time is not None:
+            left = self.game_time - self.seconds
+            if left <= 0.0:
+                raise Forfeit(self.seat, self._out_of_time())
+            if limit is None or left < limit:
+                limit, by_clock = left, True
         alarm = (
             limit is not None
             and hasattr(signal, "setitimer")
@@ -264,16 +281,24 @@ class _GuardedAgent:
                     signal.setitimer(signal.ITIMER_REAL, 0)
                     signal.signal(signal.SIGALRM, previous)
         except _MoveTimeout:
+            if by_clock:
+                raise Forfeit(self.seat, self._out_of_time()) from None
             raise Forfeit(self.seat, f"no move within the time limit of {limit:g} s") from None
         except Exception as err:  # any fault of the agent loses the game, the tournament goes on
             raise Forfeit(self.seat, f"{type(err).__name__}: {err}") from None
         elapsed = time.perf_counter() - start
         if limit is not None and elapsed > limit:
+            if by_clock:
+                raise Forfeit(self.seat, self._out_of_time())
             raise Forfeit(self.seat, f"took {elapsed:.3g} s for a move, over the limit of {limit:g} s")
         self.watch.pending_seat = self.seat
         self.decisions += 1
         self.seconds += elapsed
         return answer
+
+    def _out_of_time(self) -> str:
+        return (f"ran out of its time for the game ({self.game_time:g} s) on its move "
+                f"{self.decisions + 1}")
 
 
 _WARM: set = set()
@@ -339,7 +364,7 @@ def play_game(setup: GameSetup, slot: GameSlot, marker: int | None = None) -> di
     for seat, agent_number in enumerate(slot.seats):
         spec = seat_spec(setup.specs[agent_number], seat, n)
         agent = make(spec, game, seed=derive_seed(setup.seed, slot.group, slot.rotation, seat))
-        agents.append(_GuardedAgent(agent, seat, setup.move_time, watch, agent_number))
+        agents.append(_GuardedAgent(agent, seat, setup.move_time, watch, agent_number, setup.game_time))
     max_deals = 1 if setup.unit == "deal" else None
     start = time.perf_counter()
     forfeit = None

@@ -176,8 +176,8 @@ def check_parameters(elo0: float, elo1: float, alpha: float, beta: float, max_gr
 
 def run_sprt(game: str, options: dict, a_spec: str, b_spec: str, elo0: float, elo1: float,
              alpha: float, beta: float, max_groups: int, seed: int, jobs: int = 1,
-             unit: str = "deal", *, move_time: float | None = None, backend: str = "loky",
-             scheduler: str | None = None, on_group=None) -> SprtResult:
+             unit: str = "deal", *, move_time: float | None = None, game_time: float | None = None,
+             backend: str = "loky", scheduler: str | None = None, on_group=None) -> SprtResult:
     """Play duplicate groups of ``a_spec`` against ``b_spec`` until the SPRT decides.
 
     Seating as in the tournament with two agents (A is agent 0): partnerships
@@ -190,7 +190,7 @@ def run_sprt(game: str, options: dict, a_spec: str, b_spec: str, elo0: float, el
     """
     check_parameters(elo0, elo1, alpha, beta, max_groups)
     setup = GameSetup(game, tuple(sorted(dict(options or {}).items())), (a_spec, b_spec), unit,
-                      int(seed), move_time)
+                      int(seed), move_time, game_time=game_time)
     validate_setup(setup, unique_labels=False)
     from .runner import game_info
 

@@ -102,7 +102,8 @@ def candidate_tables(n_seats: int, team_game: bool, team_of, n_opponents: int) -
 
 def evaluate(game: str, options: dict, candidate: str, opponents: list[str], groups: int, seed: int,
              jobs: int = 1, unit: str = "deal", *, move_time: float | None = None,
-             backend: str = "loky", scheduler: str | None = None) -> Evaluation:
+             game_time: float | None = None, backend: str = "loky",
+             scheduler: str | None = None) -> Evaluation:
     """Score ``candidate`` over ``groups`` duplicate groups against ``opponents``.
 
     Group ``g`` deals from ``derive_seed(seed, g)``, so two candidates
@@ -116,7 +117,7 @@ def evaluate(game: str, options: dict, candidate: str, opponents: list[str], gro
     if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
         raise ExperimentError(f"groups must be a positive integer, not {groups!r}")
     setup = GameSetup(game, tuple(sorted(dict(options or {}).items())),
-                      (candidate, *opponents), unit, int(seed), move_time)
+                      (candidate, *opponents), unit, int(seed), move_time, game_time=game_time)
     validate_setup(setup, unique_labels=False)
     info = game_info(setup)
     tables = candidate_tables(info.n_players, info.team_game, info.team_of, len(opponents))
@@ -139,6 +140,7 @@ class TournamentConfig:
 
     ``deals`` is the number of duplicate groups (each deal played in all its
     rotations); ``move_time`` the per-move limit in seconds (``None``: none);
+    ``game_time`` each seat's clock for a game in seconds (``None``: none);
     ``records`` keeps every game's record in its result line; ``bootstrap``
     is the number of resamples for the intervals.
     """
@@ -155,10 +157,11 @@ class TournamentConfig:
     bots: tuple | None = None
     """``(name, fingerprint)`` of the external bots as a results folder recorded them
     (``None`` for a new run: they come from the bots registered with ``--bot``)."""
+    game_time: float | None = None
 
     def setup(self) -> GameSetup:
         return GameSetup(self.game, tuple(self.options), tuple(self.agents), self.unit, self.seed,
-                         self.move_time, self.records)
+                         self.move_time, self.records, game_time=self.game_time)
 
     def validate(self) -> None:
         """:raises SlagwerkError: for any bad setting, naming it."""
@@ -183,7 +186,8 @@ class TournamentConfig:
         bots = fingerprints(self.agents)  # only runs with external bots carry them
         return run_id({"game": self.game, "options": dict(self.options), "agents": list(self.agents),
                        "seed": self.seed, "unit": self.unit, "move_time": self.move_time,
-                       **({"bots": bots} if bots else {})})
+                       **({"bots": bots} if bots else {}),
+                       **({"game_time": self.game_time} if self.game_time is not None else {})})
 
     def expected_lines(self, slots) -> dict[int, dict]:
         """What the log line of each scheduled game must hold (see ``ResultsFolder.load_games``)."""
@@ -207,6 +211,7 @@ class TournamentConfig:
             "seed": self.seed,
             "unit": self.unit,
             "move_time": self.move_time,
+            "game_time": self.game_time,
             "records": self.records,
             "bootstrap": self.bootstrap,
         }
@@ -222,6 +227,7 @@ class TournamentConfig:
                 options=tuple(sorted(dict(data.get("options") or {}).items())),
                 unit=data.get("unit", "deal"),
                 move_time=data.get("move_time"),
+                game_time=data.get("game_time"),
                 records=bool(data.get("records", False)),
                 bootstrap=int(data.get("bootstrap", DEFAULT_BOOTSTRAP)),
                 bots=tuple(sorted(dict(data.get("bots") or {}).items())),

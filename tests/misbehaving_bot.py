@@ -8,6 +8,8 @@ misbehaves on ``act`` as its first argument says (plain Python, no slagwerk).
     error    answers an error
     record   answers the first legal action and appends every request line to the
              file named by the second argument
+    slow     answers the first legal action after sleeping the seconds of the second
+             argument
     coins-only, version-2   a proper bot whose hello says it plays only Coins, or
              speaks version 2 of the protocol
 
@@ -56,6 +58,8 @@ def main():
         elif mode == "error":
             reply = {"id": rid, "error": "I refuse"}
         else:
+            if mode == "slow":
+                time.sleep(float(args[1]))
             if mode == "record":
                 with open(args[1], "a") as fh:
                     fh.write(line.strip() + "\n")

@@ -81,6 +81,22 @@ def add_run_options(parser: argparse.ArgumentParser, move_time: float = 0.0, *,
                         f"(default {f'{move_time:g}' if move_time else 'none'})")
 
 
+def add_game_time_option(parser: argparse.ArgumentParser) -> None:
+    """``--game-time``: each seat's clock for a whole game (``None`` when not given)."""
+    parser.add_argument("--game-time", type=float, default=None, metavar="SECONDS",
+                        help="each seat's total thinking time for a game (a deal, or a match with "
+                        "--unit match), like a chess clock; a seat whose clock runs out forfeits "
+                        "(default: no clock; --move-time still bounds each move)")
+
+
+def game_time_from_args(args) -> float | None:
+    """``--game-time`` checked: a positive number of seconds, or ``None``."""
+    value = args.game_time
+    if value is not None and not value > 0:
+        raise OptionError(f"--game-time must be a positive number of seconds, not {value:g}")
+    return value
+
+
 def refuse_conflict(flag: str, stored, given, folder) -> None:
     """With ``--resume``, a setting given again must agree with the one stored in ``folder``.
 

@@ -13,7 +13,14 @@ from ..engine import GAMES
 from ..engine.bits import derive_seed
 from ..engine.errors import OptionError, SpecError
 from ..engine.records import record_of
-from .options import add_agent_source_options, add_game_options, game_from_args, load_agent_sources
+from .options import (
+    add_agent_source_options,
+    add_game_options,
+    add_game_time_option,
+    game_from_args,
+    game_time_from_args,
+    load_agent_sources,
+)
 from .output import ReservedOutput
 
 
@@ -40,6 +47,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--move-time", type=float, default=0.0, metavar="SECONDS",
                         help="per-move time limit of the agents: a slower move, or any fault of an "
                         "agent or bot, forfeits the match (default: none)")
+    add_game_time_option(parser)
     add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
@@ -74,6 +82,7 @@ def _play(args, record: ReservedOutput | None) -> int:
 
     if args.move_time < 0:
         raise OptionError(f"--move-time must not be negative, not {args.move_time:g}")
+    game_time = game_time_from_args(args)
     load_agent_sources(args, args.move_time or None)  # plugins and --bot bots
     game = game_from_args(args.game, args)
     agents = build_agents(game, args.agents, args.seed)
@@ -84,7 +93,7 @@ def _play(args, record: ReservedOutput | None) -> int:
         human = agents[args.human] = HumanPlayer(game, args.human)  # checks the seat
     out = sys.stdout
     names = [getattr(a, "label", a.name) for a in agents]
-    agents = [agent if agent is human else _guarded(agent, seat, args.move_time or None)
+    agents = [agent if agent is human else _guarded(agent, seat, args.move_time or None, game_time)
               for seat, agent in enumerate(agents)]
     if not args.quiet:
         print(f"{game.name} {game.options}; seats: " + ", ".join(
@@ -137,18 +146,22 @@ def _forfeited(fault, names, args, out) -> int:
     return 1
 
 
-def _guarded(agent, seat: int, move_time: float | None):
-    """``agent`` under the per-move limit, its faults turned into :class:`Forfeit` (as in
-    tournaments)."""
+def _guarded(agent, seat: int, move_time: float | None, game_time: float | None = None):
+    """``agent`` under the per-move limit and its clock for the match, its faults turned
+    into :class:`Forfeit` (as in tournaments)."""
     from ..experiments.runner import _GuardedAgent, _Watch
 
-    return _GuardedAgent(agent, seat, move_time, _Watch(), seat)
+    return _GuardedAgent(agent, seat, move_time, _Watch(), seat, game_time)
 
 
 def _play_on_the_web(args) -> int:
     if args.record:
         raise OptionError("--record does not go with --web: the page downloads the finished match's record")
-    from ..web.launch import play_in_browser
+    from ..web.launch import TIME_LIMIT_MS, play_in_browser
+
+    if args.move_time or args.game_time is not None:
+        raise OptionError(f"--move-time and --game-time do not go with --web: the page's bots answer "
+                          f"under its server's time limit of {TIME_LIMIT_MS} ms per request")
     game = game_from_args(args.game, args)
     return play_in_browser(game, args.human or 0, args.agents, args.seed)
 

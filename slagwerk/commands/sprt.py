@@ -9,8 +9,10 @@ from ..engine import GAME_NAMES
 from .options import (
     add_agent_source_options,
     add_game_options,
+    add_game_time_option,
     add_run_options,
     game_from_args,
+    game_time_from_args,
     load_agent_sources,
 )
 
@@ -40,6 +42,7 @@ def add_parser(subparsers) -> None:
                         help="print the running test every this many groups (default 10)")
     parser.add_argument("--json", action="store_true", help="print only the final result as JSON")
     add_run_options(parser)
+    add_game_time_option(parser)
     add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
@@ -78,7 +81,8 @@ def run(args) -> int:
     result = run_sprt(args.game, game.options, args.a, args.b, args.elo0, args.elo1, args.alpha,
                       args.beta, args.max_groups, args.seed, jobs=args.jobs, unit=args.unit,
                       move_time=args.move_time if args.move_time > 0 else None,
-                      backend=args.backend, scheduler=args.scheduler, on_group=show)
+                      game_time=game_time_from_args(args), backend=args.backend, scheduler=args.scheduler,
+                      on_group=show)
     if args.json:
         print(json.dumps({"game": args.game, "a": args.a, "b": args.b, **result.as_json()}))
         return 0

@@ -19,8 +19,10 @@ from .options import (
     DEFAULT_UNIT,
     add_agent_source_options,
     add_game_options,
+    add_game_time_option,
     add_run_options,
     game_from_args,
+    game_time_from_args,
     load_agent_sources,
     refuse_conflict,
 )
@@ -69,6 +71,7 @@ def add_parser(subparsers) -> None:
                         help="print each game's final ranking as one JSON object per line")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_run_options(parser, move_time=DEFAULT_MOVE_TIME, resumable=True)
+    add_game_time_option(parser)
     add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
@@ -135,7 +138,8 @@ def run(args) -> int:
             game=name, agents=agents, deals=deals, seed=_or(args.seed, DEFAULT_SEED),
             options=tuple(sorted(game.options.items())) if options_given else (),
             unit=_or(args.unit, DEFAULT_UNIT), move_time=_move_time(args),
-            records=args.records, bootstrap=_or(args.bootstrap, DEFAULT_BOOTSTRAP),
+            game_time=game_time_from_args(args), records=args.records,
+            bootstrap=_or(args.bootstrap, DEFAULT_BOOTSTRAP),
         )
         config.validate()  # every spec and setting checked before any game runs
         configs.append(config)
@@ -197,6 +201,7 @@ def _refuse_conflicting_flags(args, folders: list[Path]) -> None:
                  ("--unit", config.unit, args.unit), ("--bootstrap", config.bootstrap, args.bootstrap),
                  ("--records", config.records, True if args.records else None),
                  ("--move-time", config.move_time, None if args.move_time is None else _move_time(args)),
+                 ("--game-time", config.game_time, game_time_from_args(args)),
                  ("--agents", list(config.agents),
                   None if args.agents is None else [resolve_spec_files(a) for a in args.agents])]
         if options_given:

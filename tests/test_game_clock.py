@@ -1,0 +1,123 @@
+"""A clock per seat and game (``--game-time``): a chess clock without increment.
+
+Each seat's thinking time over one game (a deal, or a match with ``--unit
+match``) is summed; a move that would overrun what is left is interrupted
+like one that overruns ``--move-time``, and the seat loses the game by
+forfeit, the reason in ``games.jsonl``. The tests only ever rely on time in
+the safe direction: an agent that sleeps more than its whole clock must run
+out, however slow the machine; one that answers at once never does.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from paths import REPO
+from slagwerk.agents import AGENTS, external, plugins
+from slagwerk.cli import main
+from slagwerk.experiments.runner import GameSetup, play_game
+from slagwerk.experiments.seating import schedule
+from slagwerk.experiments.tournament import TournamentConfig, run_tournament
+
+MISBEHAVING_BOT = REPO / "tests" / "misbehaving_bot.py"
+SLOW = f"slow={sys.executable} {MISBEHAVING_BOT} slow 0.1"
+"""A bot that answers the first legal action after 0.1 s: five moves overrun a 0.4 s clock."""
+OUT_OF_TIME = "ran out of its time for the game"
+
+
+@pytest.fixture(autouse=True)
+def own_registry():
+    agents = dict(AGENTS)
+    loaded = list(plugins._LOADED)
+    yield
+    external.close_all()
+    AGENTS.clear()
+    AGENTS.update(agents)
+    plugins._LOADED[:] = loaded
+
+
+def _games(folder) -> list[dict]:
+    return [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+
+
+def test_a_seat_that_spends_its_clock_loses_each_game_and_the_tournament_goes_on(tmp_path):
+    external.register_bots([SLOW])
+    config = TournamentConfig("coins", ("slow", "random", "heuristic"), deals=1, seed=3,
+                              move_time=30.0, game_time=0.4, bootstrap=10)
+    result = run_tournament(config, tmp_path / "run", jobs=1, progress=False)
+    lines = _games(tmp_path / "run")
+    assert result.games == len(lines) > 0
+    for line in lines:
+        forfeit = line["forfeit"]
+        if "slow" not in line["agents"]:
+            assert forfeit is None
+            continue
+        assert forfeit is not None and forfeit["agent"] == "slow", line
+        assert OUT_OF_TIME in forfeit["error"] and "(0.4 s)" in forfeit["error"]
+        assert line["think"][forfeit["seat"]] < 0.4  # its answered moves stayed within the clock
+    stored = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert stored["game_time"] == 0.4
+    assert TournamentConfig.from_json(stored).game_time == 0.4
+
+
+def test_the_clock_interrupts_a_move_that_would_overrun_it():
+    """No per-move limit at all: the clock alone ends a bot that never answers."""
+    external.register_bots([f"hang={sys.executable} {MISBEHAVING_BOT} hang"])
+    setup = GameSetup("coins", (), ("hang", "random"), "deal", 1, None, game_time=0.3)
+    slot = schedule([(0, 1, 1)], 1)[0]
+    line = play_game(setup, slot)
+    assert line["forfeit"]["agent"] == "hang"
+    assert OUT_OF_TIME in line["forfeit"]["error"] and "on its move 1" in line["forfeit"]["error"]
+
+
+def test_a_fast_agent_never_runs_out():
+    setup = GameSetup("kozel", (), ("heuristic", "random"), "match", 2, None, game_time=60.0)
+    line = play_game(setup, schedule([(0, 1, 0, 1)], 1)[0])
+    assert line["forfeit"] is None and line["deals"] >= 1
+
+
+def test_the_clock_is_part_of_the_run_and_resume_keeps_it(tmp_path, capsys):
+    folder = tmp_path / "run"
+    common = ["--quiet", "--jobs", "1", "--json", "--bootstrap", "10"]
+    assert main(["tournament", "--game", "coins", "--agents", "random", "heuristic", "--deals", "1",
+                 "--results", str(folder), "--game-time", "20", *common]) == 0
+    first = capsys.readouterr().out
+    assert main(["tournament", "--resume", str(folder), "--game-time", "20", *common]) == 0
+    assert capsys.readouterr().out == first
+    assert main(["tournament", "--resume", str(folder), "--game-time", "5", *common]) == 2
+    assert "--game-time 5.0 conflicts with 20.0 stored in" in capsys.readouterr().err
+    plain = TournamentConfig("coins", ("random", "heuristic"))
+    timed = TournamentConfig("coins", ("random", "heuristic"), game_time=20.0)
+    assert plain.run_id() != timed.run_id()
+    assert "game_time" not in json.dumps(plain.run_id())  # runs without a clock keep their old ids
+
+
+@pytest.mark.parametrize("argv", [
+    ["tournament", "--game", "coins", "--game-time", "0"],
+    ["sprt", "random", "heuristic", "--game", "coins", "--game-time", "-1"],
+    ["play", "coins", "--game-time", "0"],
+])
+def test_a_clock_that_is_not_positive_is_a_one_line_error(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--game-time must be a positive number of seconds" in err[0]
+
+
+def test_sprt_and_play_keep_the_clock(capsys):
+    assert main(["sprt", "slow", "random", "--game", "coins", "--max-groups", "1", "--jobs", "1",
+                 "--json", "--game-time", "0.4", "--bot", SLOW]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["groups"] == 1 and result["losses"] == 1
+    AGENTS.pop("slow")
+    assert main(["play", "coins", "--agents", "slow", "random", "random", "--quiet",
+                 "--game-time", "0.4", "--bot", SLOW]) == 1
+    out = capsys.readouterr().out
+    assert "seat 0 (slow) forfeits the match" in out and OUT_OF_TIME in out
+
+
+def test_the_web_page_refuses_a_clock(capsys):
+    assert main(["play", "coins", "--web", "--game-time", "10"]) == 2
+    assert "do not go with --web" in capsys.readouterr().err
