@@ -100,9 +100,11 @@ def _replay_deal(g, world, seat, start, seats, keys, beta, rng, state, deal, act
         n = dispatch.legal_actions(g, state, actions)
         if n == 0:
             return NO_WEIGHT
-        modelled = mover != seat and n > 1
+        # beta 0 is hard information only: no weight, not even 1/n (a world where the
+        # mover had fewer choices would otherwise count for more).
+        modelled = mover != seat and n > 1 and beta != 0.0
         choice = np.int64(-1)
-        if modelled and beta != 0.0:
+        if modelled:
             choice = dispatch.heuristic_action(g, state, rng)
         # An action the seat saw only in part is the one made in ``world``.
         wanted = dispatch.history_action(g, world, state, keys[j])

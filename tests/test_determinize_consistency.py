@@ -178,3 +178,21 @@ def test_inferred_belief_does_not_depend_on_hidden_cards(name):
         assert agent.decide(view).action == agent.decide(json.loads(json.dumps(view))).action
         tested += 1
     assert tested >= 15
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_an_infinite_temperature_is_hard_information_only(name):
+    """docs/beliefs.md: at temperature infinity the belief only drops worlds that disagree
+    with the history; every world that agrees weighs the same (no 1/n per action, which
+    would favour worlds where the other seats had fewer choices)."""
+    game = make_game(name)
+    weighed = 0
+    for count, (state, seat) in enumerate(_positions(game, 40, seed=41), start=1):
+        view = state.view(seat)
+        rebuilt = game.state_from_view(view, seed=count)
+        script = rebuilt.game.replay_script(view)
+        belief = infer(rebuilt, script, seat, temperature=float("inf"), particles=8, seed=count)
+        finite = belief.log_weights[np.isfinite(belief.log_weights)]
+        assert np.all(finite == 0.0), f"{name}: weights {finite}"
+        weighed += int(finite.size > 0 and len(view["history"]) > 2)
+    assert weighed >= 10
