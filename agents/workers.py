@@ -147,12 +147,15 @@ class WorkerPool:
         self._closed = False
         self._all: set[BotWorker] = set()
         self._lock = threading.Lock()
-        starting = [self._spawn() for _ in range(size)]
-        for worker in starting:
-            if not worker.ready(startup_timeout):
-                self.close()
-                raise WorkerStartError(f"a bot worker did not start: {' '.join(self.argv)}")
-            self.idle.put(worker)
+        try:
+            starting = [self._spawn() for _ in range(size)]
+            for worker in starting:
+                if not worker.ready(startup_timeout):
+                    raise WorkerStartError(f"a bot worker did not start: {' '.join(self.argv)}")
+                self.idle.put(worker)
+        except BaseException:  # Ctrl-C while a worker loads or compiles ends it too, at once
+            self.close()
+            raise
 
     def _spawn(self) -> BotWorker:
         worker = BotWorker(self.argv)

@@ -16,6 +16,7 @@ import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -427,11 +428,57 @@ def test_play_web_opens_the_match_url():
         conn.request("GET", f"/?{url.query}")
         assert conn.getresponse().status == 200
     finally:
-        # Killed, not interrupted: with a cold kernel cache under a loaded test run, Ctrl-C
-        # was seen to take minutes to end it (the worker compiling), which is not what this
-        # test is about; the worker dies with it (parent-death signal).
+        # Killed, not interrupted (the next test is about Ctrl-C); the worker dies with it
+        # (parent-death signal).
         proc.kill()
         proc.wait(timeout=60)
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as fh:
+        return [int(child) for child in fh.read().split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"),
+                    reason="reads a process's children from /proc (Linux)")
+def test_ctrl_c_while_the_worker_compiles_ends_the_worker_too(tmp_path):
+    """Ctrl-C of `play --web` while its worker still compiles (an empty kernel cache) ends
+    both at once; the worker used to compile on, alone, for the rest of its half minute."""
+    env = {**os.environ, "BROWSER": "true", "SLAGWERK_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "slagwerk", "play", "coins", "--web"],
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+    workers: list[int] = []
+    try:
+        assert "starting the bot worker" in proc.stderr.readline()
+        for _ in range(200):  # the worker is started right after that line
+            workers = _children(proc.pid)
+            if workers:
+                break
+            time.sleep(0.05)
+        assert workers, "no worker process was started"
+        time.sleep(1.0)  # well inside its compilation
+        assert proc.poll() is None, "play --web ended before the worker was ready"
+        proc.send_signal(signal.SIGINT)  # to the harness alone, as a terminal's Ctrl-C reaches it first
+        assert proc.wait(timeout=60) == 130
+        for _ in range(100):
+            if not any(_alive(pid) for pid in workers):
+                break
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in workers), "the worker outlived play --web"
+    finally:
+        proc.kill()
+        proc.wait()
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_serve_web_options_are_checked(tmp_path, capsys):
