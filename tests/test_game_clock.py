@@ -121,3 +121,34 @@ def test_sprt_and_play_keep_the_clock(capsys):
 def test_the_web_page_refuses_a_clock(capsys):
     assert main(["play", "coins", "--web", "--game-time", "10"]) == 2
     assert "do not go with --web" in capsys.readouterr().err
+
+
+
+def test_tune_plays_its_evaluations_under_the_clock(tmp_path, capsys):
+    """The opponent is a bot that spends its clock in two moves: the tuned agent wins every
+    game of every evaluation by forfeit; the clock is stored with the run and checked
+    on --resume."""
+    folder = tmp_path / "tune"
+    slow = f"slow={sys.executable} {MISBEHAVING_BOT} slow 0.1"
+    common = ["--jobs", "1", "--quiet", "--json", "--bot", slow]
+    assert main(["tune", "--game", "coins", "--agent", "ismcts", "--param", "iterations=10:30",
+                 "--opponents", "slow", "--budget", "24", "--groups", "1", "--no-confirm",
+                 "--results", str(folder), "--game-time", "0.15", *common]) == 0
+    capsys.readouterr()
+    evaluations = [json.loads(line) for line in (folder / "evaluations.jsonl").read_text().splitlines()]
+    assert len(evaluations) == 8 and all(e["score"] == 1.0 for e in evaluations)
+    assert json.loads((folder / "config.json").read_text())["game_time"] == 0.15
+    AGENTS.pop("slow")
+    assert main(["tune", "--resume", str(folder), "--game-time", "1", *common]) == 2
+    assert "--game-time 1.0 conflicts with 0.15 stored in" in capsys.readouterr().err
+
+
+def test_runs_without_a_clock_keep_their_stored_settings():
+    """A tuning run without --game-time stores no game_time, so folders from before the clock
+    keep their fingerprint and resume."""
+    from slagwerk.experiments.tuning import TuneConfig
+
+    config = TuneConfig("coins", "ismcts", ("iterations=10:30",), ("random",), budget=24)
+    assert "game_time" not in config.to_json()
+    assert TuneConfig.from_json(config.to_json()) == config
+    assert TuneConfig.from_json({**config.to_json(), "game_time": 2.0}).game_time == 2.0

@@ -97,6 +97,9 @@ class TuneConfig:
     alpha: float = 0.05
     beta: float = 0.05
     max_groups: int = DEFAULT_MAX_GROUPS
+    game_time: float | None = None
+    """Each seat's clock for a game in seconds (``None``: none; left out of the stored
+    settings then, so that runs from before the clock keep their fingerprint)."""
 
     def space(self) -> Space:
         return parse_space(self.agent, list(self.params))
@@ -124,7 +127,7 @@ class TuneConfig:
             raise SpecError("tuning needs at least one opponent spec (--opponents)")
         space = self.space()
         setup = GameSetup(self.game, tuple(self.options), (space.spec(), *self.opponents), self.unit,
-                          int(self.seed), self.move_time)
+                          int(self.seed), self.move_time, game_time=self.game_time)
         validate_setup(setup, unique_labels=False)
         if self.confirm:
             check_parameters(self.elo0, self.elo1, self.alpha, self.beta, self.max_groups)
@@ -169,6 +172,8 @@ class TuneConfig:
         data["params"] = list(self.params)
         data["opponents"] = list(self.opponents)
         data["options"] = dict(self.options)
+        if self.game_time is None:
+            data.pop("game_time")
         bots = fingerprints([self.agent, *self.opponents])  # a name and a hash, never a command
         if bots:
             data["bots"] = bots
@@ -277,7 +282,7 @@ class _Ledger:
         result = evaluate(config.game, dict(config.options), space.spec(params), list(config.opponents),
                           self.plan.groups, derive_seed(config.seed, _EVALUATION_STREAM, key),
                           jobs=self.jobs, unit=config.unit, move_time=config.move_time,
-                          backend=self.backend, scheduler=self.scheduler)
+                          game_time=config.game_time, backend=self.backend, scheduler=self.scheduler)
         line = {"index": index, "key": key, "params": params,
                 "unit": [round(float(u), 6) for u in unit], "groups": result.groups,
                 "games": self.plan.games, "score": result.mean, "stderr": result.stderr,
@@ -451,7 +456,8 @@ def _confirm(config, result, folder, jobs, backend, scheduler, on_group) -> Sprt
     outcome = run_sprt(config.game, dict(config.options), result.spec, result.default_spec, config.elo0,
                        config.elo1, config.alpha, config.beta, config.max_groups,
                        confirmation_seed(config), jobs, config.unit,
-                       move_time=config.move_time, backend=backend, scheduler=scheduler, on_group=on_group)
+                       move_time=config.move_time, game_time=config.game_time, backend=backend,
+                       scheduler=scheduler, on_group=on_group)
     if folder is not None:
         folder.write(files.CONFIRMATION, {**key, "result": outcome.as_json()})
     return outcome

@@ -12,8 +12,10 @@ from .options import (
     DEFAULT_UNIT,
     add_agent_source_options,
     add_game_options,
+    add_game_time_option,
     add_run_options,
     game_from_args,
+    game_time_from_args,
     load_agent_sources,
     refuse_conflict,
 )
@@ -66,6 +68,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="print best.json (with the SPRT) as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     add_run_options(parser, resumable=True)
+    add_game_time_option(parser)
     add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
@@ -104,7 +107,7 @@ def run(args) -> int:
                 method=_or(args.method, "auto"), groups=args.groups,
                 options=tuple(sorted(game.options.items())) if options_given else (),
                 unit=_or(args.unit, DEFAULT_UNIT), move_time=_move_time(args),
-                confirm=not args.no_confirm, **_sprt_settings(args),
+                game_time=game_time_from_args(args), confirm=not args.no_confirm, **_sprt_settings(args),
             )
             result = run_tuning(config, args.results, force=args.force, **common)
     finally:
@@ -118,7 +121,8 @@ def run(args) -> int:
         print(f"reproduce the SPRT: slagwerk sprt '{result.spec}' '{result.default_spec}' --game "
               f"{config.game} --elo0 {config.elo0:g} --elo1 {config.elo1:g} --alpha {config.alpha:g} "
               f"--beta {config.beta:g} --max-groups {config.max_groups} --unit {config.unit} "
-              f"--seed {confirmation_seed(config)}")
+              f"--seed {confirmation_seed(config)}"
+              + (f" --game-time {config.game_time:g}" if config.game_time is not None else ""))
     if result.folder is not None:
         plot = ", trajectory.png" if result.plotted else " (no trajectory.png: matplotlib did not import)"
         print(f"results: {result.folder} (evaluations.jsonl, best.json, summary.json{plot}); "
@@ -172,6 +176,7 @@ def _refuse_conflicting_flags(args) -> None:
              ("--max-groups", stored("max_groups"), args.max_groups)]
     if args.move_time is not None:
         given.append(("--move-time", stored("move_time"), move_time))
+    given.append(("--game-time", stored("game_time"), game_time_from_args(args)))
     for flag, stored_value, given_value in given:
         if given_value is not None:
             refuse_conflict(flag, stored_value, given_value, where)
