@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 import pytest
+from registry_guard import own_registry  # noqa: F401 (autouse: every test here)
 
 from paths import REPO
 from slagwerk.agents import AGENTS, external, make, plugins
@@ -35,18 +36,6 @@ PY = sys.executable
 def bot_option(name: str, *args) -> str:
     """A ``--bot NAME=COMMAND`` for a Python script with arguments."""
     return f"{name}={PY} " + " ".join(str(a) for a in args)
-
-
-@pytest.fixture(autouse=True)
-def own_registry():
-    """Every test registers its own bots and plugins; the registry is restored after it."""
-    agents = dict(AGENTS)
-    loaded = list(plugins._LOADED)
-    yield
-    external.close_all()
-    AGENTS.clear()
-    AGENTS.update(agents)
-    plugins._LOADED[:] = loaded
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,10 @@ import json
 import sys
 
 import pytest
+from registry_guard import own_registry  # noqa: F401 (autouse: every test here)
 
 from paths import REPO
-from slagwerk.agents import AGENTS, external, plugins
+from slagwerk.agents import AGENTS, external
 from slagwerk.cli import main
 from slagwerk.experiments.runner import GameSetup, play_game
 from slagwerk.experiments.seating import schedule
@@ -26,17 +27,6 @@ MISBEHAVING_BOT = REPO / "tests" / "misbehaving_bot.py"
 SLOW = f"slow={sys.executable} {MISBEHAVING_BOT} slow 0.1"
 """A bot that answers the first legal action after 0.1 s: five moves overrun a 0.4 s clock."""
 OUT_OF_TIME = "ran out of its time for the game"
-
-
-@pytest.fixture(autouse=True)
-def own_registry():
-    agents = dict(AGENTS)
-    loaded = list(plugins._LOADED)
-    yield
-    external.close_all()
-    AGENTS.clear()
-    AGENTS.update(agents)
-    plugins._LOADED[:] = loaded
 
 
 def _games(folder) -> list[dict]:
