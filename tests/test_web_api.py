@@ -453,8 +453,10 @@ def test_ctrl_c_while_the_worker_compiles_ends_the_worker_too(tmp_path):
     """Ctrl-C of `play --web` while its worker still compiles (an empty kernel cache) ends
     both at once; the worker used to compile on, alone, for the rest of its half minute."""
     env = {**os.environ, "BROWSER": "true", "SLAGWERK_CACHE_DIR": str(tmp_path / "cache")}
+    # SIGINT as a terminal leaves it: a suite run as a background job inherits it ignored.
     proc = subprocess.Popen([sys.executable, "-m", "slagwerk", "play", "coins", "--web"],
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     workers: list[int] = []
     try:
         assert "starting the bot worker" in proc.stderr.readline()
