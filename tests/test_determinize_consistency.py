@@ -64,6 +64,15 @@ def _positions(game, count: int, seed: int):
             state.apply(action)
 
 
+def _rebuilt_views(game, count: int, seed: int):
+    """For ``count`` positions: their number (from 1), the seat, its view, a state rebuilt
+    from the view alone and the view's replay script."""
+    for number, (state, seat) in enumerate(_positions(game, count, seed), start=1):
+        view = state.view(seat)
+        rebuilt = game.state_from_view(view, seed=number)
+        yield number, seat, view, rebuilt, rebuilt.game.replay_script(view)
+
+
 def _replayed_view(game, view, world):
     """The seat's view after replaying its history in a deal that dealt ``world``
     (as :func:`slagwerk.search.belief.replay_world` does, in Python); None if no
@@ -117,10 +126,7 @@ def test_thousands_of_determinized_worlds_replay_in_the_kernel(name):
     replay (hard information only: temperature infinite, one world each)."""
     game = make_game(name)
     disagree = 0
-    for count, (state, seat) in enumerate(_positions(game, POSITIONS, seed=13), start=1):
-        view = state.view(seat)
-        rebuilt = game.state_from_view(view, seed=count)
-        script = rebuilt.game.replay_script(view)
+    for count, seat, _view, rebuilt, script in _rebuilt_views(game, POSITIONS, seed=13):
         belief = infer(rebuilt, script, seat, temperature=float("inf"), particles=1, seed=count)
         disagree += 1 - belief.agreed
     allowed = POSITIONS // 20 if name == "kozel" else 0
@@ -134,10 +140,7 @@ def test_inferred_worlds_all_agree_with_the_history(name):
     and shows it its own view."""
     game = make_game(name)
     checked = 0
-    for count, (state, seat) in enumerate(_positions(game, 120, seed=23), start=1):
-        view = state.view(seat)
-        rebuilt = game.state_from_view(view, seed=count)
-        script = rebuilt.game.replay_script(view)
+    for count, seat, view, rebuilt, script in _rebuilt_views(game, 120, seed=23):
         for temperature in (float("inf"), script.temperature):
             belief = infer(rebuilt, script, seat, temperature=temperature, particles=8, seed=count)
             if belief.worlds is None:
@@ -187,10 +190,7 @@ def test_an_infinite_temperature_is_hard_information_only(name):
     would favour worlds where the other seats had fewer choices)."""
     game = make_game(name)
     weighed = 0
-    for count, (state, seat) in enumerate(_positions(game, 40, seed=41), start=1):
-        view = state.view(seat)
-        rebuilt = game.state_from_view(view, seed=count)
-        script = rebuilt.game.replay_script(view)
+    for count, seat, view, rebuilt, script in _rebuilt_views(game, 40, seed=41):
         belief = infer(rebuilt, script, seat, temperature=float("inf"), particles=8, seed=count)
         finite = belief.log_weights[np.isfinite(belief.log_weights)]
         assert np.all(finite == 0.0), f"{name}: weights {finite}"
