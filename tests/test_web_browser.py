@@ -4,7 +4,9 @@ Every game is played to the end against built-in agents by clicking the
 page's ``data-action`` elements, with no JavaScript console error; a
 recorded match is replayed step by step, with the trick winners and points
 of ``slagwerk replay``. The screenshots in docs/images/web-<game>.png are
-taken here.
+taken here: with ``SLAGWERK_SCREENSHOTS=docs`` they replace those files,
+otherwise they go to a temporary folder (a test run leaves the checkout as
+it was).
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs
 them when missing) and the ``selenium`` package; without them the tests are
@@ -31,7 +33,7 @@ from slagwerk.engine.records import record_of, replay
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-IMAGES = REPO / "docs" / "images"
+DOCS_IMAGES = REPO / "docs" / "images"
 WAIT_S = 600.0  # a bot move on a busy two-core machine, its first compilation included
 
 webdriver = pytest.importorskip("selenium.webdriver",
@@ -145,8 +147,17 @@ def try_kozel_selection(driver) -> bool:
     return True
 
 
+@pytest.fixture(scope="module")
+def images(tmp_path_factory):
+    """Where the screenshots go: docs/images when asked for, else a temporary folder."""
+    if os.environ.get("SLAGWERK_SCREENSHOTS") == "docs":
+        DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
+        return DOCS_IMAGES
+    return tmp_path_factory.mktemp("screenshots")
+
+
 @pytest.mark.parametrize("game", list(MATCHES))
-def test_a_whole_match_by_clicking(server, browser, game):
+def test_a_whole_match_by_clicking(server, browser, game, images):
     """A whole match through the page: clicking data-action elements only, to 'match over'."""
     seat, agents, options, seed, shot_at = MATCHES[game]
     query = [("game", game), ("seat", seat), *(("agent", a) for a in agents), ("seed", seed),
@@ -163,8 +174,7 @@ def test_a_whole_match_by_clicking(server, browser, game):
             assert browser.current_url.endswith("/")
             assert browser.find_element(By.CSS_SELECTOR, ".seat.me .hand").get_attribute("innerHTML") == hand
         if decisions == shot_at:
-            IMAGES.mkdir(parents=True, exist_ok=True)
-            browser.save_screenshot(str(IMAGES / f"web-{game}.png"))
+            browser.save_screenshot(str(images / f"web-{game}.png"))
         lead = browser.find_elements(By.CSS_SELECTOR, "button.build-action[data-kind='lead']")
         if not tried_selection and lead:
             tried_selection = try_kozel_selection(browser)
@@ -190,7 +200,7 @@ def test_a_whole_match_by_clicking(server, browser, game):
     assert console_errors(browser) == []
 
 
-def test_watch_a_record(server, browser, tmp_path):
+def test_watch_a_record(server, browser, tmp_path, images):
     """An uploaded record replays deal by deal, every hand face up, with replay's trick winners and points."""
     game = make_game("coins", target=5)
     agents = [make("heuristic", game, seed=s) for s in range(3)]
@@ -208,8 +218,7 @@ def test_watch_a_record(server, browser, tmp_path):
     assert browser.find_elements(By.CSS_SELECTOR, "#table .hand svg.card")
     assert not browser.find_elements(By.CSS_SELECTOR, "#table svg.back")
     assert "ann" in browser.find_element(By.ID, "table").text
-    IMAGES.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(IMAGES / "web-watch.png"))
+    browser.save_screenshot(str(images / "web-watch.png"))
     for _ in range(4 * len(expected["deals"]) + 2):
         if "match over" in status(browser):
             break
