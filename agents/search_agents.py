@@ -54,8 +54,9 @@ _COMMON = {
 _BELIEF = {
     "belief": ParamSpec(str, "auto", "worlds searched: uniform deals, or inferred from the other seats' "
                         "play (auto: the game's default)", choices=("auto", *BELIEFS)),
-    "belief_temperature": ParamSpec(float, 0.0, "temperature of the opponent model of belief=inferred; "
-                                    "0 uses the game's fitted value", 0.0, 1e6),
+    "belief_temperature": ParamSpec(float, 0.0, "temperature of the opponent model of belief=inferred "
+                                    "(1: as fitted to real play; higher trusts it less); 0 uses the "
+                                    "game's value", 0.0, 1e6),
     "belief_particles": ParamSpec(int, 0, "worlds replayed and resampled by belief=inferred; "
                                   "0 uses the game's default", 0, 10000, cap="max_worlds"),
 }

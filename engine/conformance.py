@@ -6,7 +6,8 @@ with its kernels; legal actions round-trip through notation; deals are
 permutations of the deck; terminal states are terminal; the generic kernels
 compiled for the game play whole matches; ``determinize`` keeps every seat's
 information set; a view rebuilt with ``state_from_view`` shows the same
-thing; and a record replays to the same match. The test suite runs it for
+thing; the heuristic plays a best action by its own ``action_scores``; and
+a record replays to the same match. The test suite runs it for
 every game in the registry with each of its ``test_options``; a new game is
 checked the moment it is registered.
 
@@ -21,7 +22,7 @@ import json
 import numpy as np
 from numba import njit
 
-from . import dispatch
+from . import contract, dispatch
 from .bits import derive_seed, make_rng, rand_below
 from .contract import REQUIRED_CONSTANTS, REQUIRED_KERNELS
 from .errors import InvalidViewError
@@ -116,6 +117,20 @@ def check_views_and_determinize(game, state, rng_seed: int) -> None:
         assert np.all((out[: game.n_players] >= 0) & (out[: game.n_players] <= 1))
 
 
+def check_action_scores(game, state, rng_seed: int) -> None:
+    """The heuristic plays a best-scored legal action (``action_scores``, the
+    opponent model of ``belief=inferred``), and every score is finite."""
+    legal = np.array(state.legal_actions(), dtype=np.int64)
+    scores = np.empty(len(legal))
+    contract.action_scores(state.array, make_rng(rng_seed), legal, len(legal), scores)
+    choice = int(game.kernels.heuristic_action(state.array, make_rng(rng_seed)))
+    assert np.all(np.isfinite(scores)), f"{game.name}: scores {scores} are not all finite"
+    assert choice in legal, f"{game.name}: the heuristic's action {choice} is not legal"
+    assert scores[list(legal).index(choice)] >= scores.max() - 1e-9, (
+        f"{game.name}: the heuristic plays {choice} scored {scores[list(legal).index(choice)]}, "
+        f"but {int(legal[scores.argmax()])} scores {scores.max()}")
+
+
 def check_game(game, matches: int = 3, seed: int = 0) -> None:
     """Run every conformance check on ``game`` over ``matches`` seeded matches."""
     check_declaration(game.name)
@@ -154,6 +169,7 @@ def check_game(game, matches: int = 3, seed: int = 0) -> None:
             kernels.returns(mid.array, OBJECTIVE_DEAL, rewards)
             assert np.all((rewards[: game.n_players] >= 0) & (rewards[: game.n_players] <= 1))
             check_views_and_determinize(game, mid, match_seed)
+            check_action_scores(game, mid, match_seed)
             clone = mid.clone()
             clone.apply(clone.legal_actions()[0])
             assert not np.array_equal(clone.array, mid.array)  # clones are independent

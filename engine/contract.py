@@ -36,6 +36,11 @@ whose header is :mod:`slagwerk.engine.state`:
     The game's rule-based policy for the seat to move; it reads only what
     that seat can see, so search can use it as a playout policy.
 
+``action_scores(state, rng, actions, n, out)`` (optional)
+    The heuristic's score of each of the legal ``actions[:n]`` into float64
+    ``out[:n]`` (higher is better; the heuristic plays a best one). The
+    opponent model of ``belief=inferred`` is a softmax over them. Without
+    it the heuristic's choice scores 1 and every other action 0.
 ``observed_actions(state, actions, n, observer, keys) -> bool`` (optional)
     What ``observer`` sees of each of the legal ``actions[:n]`` of the seat
     to move, into ``keys[:n]``; True when some action is partly hidden
@@ -125,6 +130,16 @@ def determinize(state, observer, rng) -> None:
 
 def heuristic_action(state, rng) -> int:
     return kernels_of(state).heuristic_action(state, rng)
+
+
+def action_scores(state, rng, actions, n, out) -> None:
+    """The heuristic's scores of ``actions[:n]`` into ``out[:n]`` (see above)."""
+    kernels = kernels_of(state)
+    if hasattr(kernels, "action_scores"):
+        kernels.action_scores(state, rng, actions, n, out)
+        return
+    choice = kernels.heuristic_action(state, rng)
+    out[:n] = (np.asarray(actions[:n]) == choice).astype(float)
 
 
 def random_action(state, rng, actions) -> int:

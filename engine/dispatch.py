@@ -133,6 +133,28 @@ def _heuristic_action(g, state, rng):
     return lambda g, state, rng: kernel(state, rng)
 
 
+def action_scores(g, state, rng, actions, n, out):
+    """The game's optional ``action_scores``; for a game without one, the
+    heuristic's choice scores 1 and every other action 0."""
+    _python_call("action_scores")
+
+
+@overload(action_scores, prefer_literal=True, inline="always")
+def _action_scores(g, state, rng, actions, n, out):
+    module = _module(g, "action_scores")
+    kernel = getattr(module, "action_scores", None)
+    if kernel is not None:
+        return lambda g, state, rng, actions, n, out: kernel(state, rng, actions, n, out)
+    heuristic = module.heuristic_action
+
+    def choice_only(g, state, rng, actions, n, out):
+        choice = heuristic(state, rng)
+        for i in range(n):
+            out[i] = 1.0 if actions[i] == choice else 0.0
+
+    return choice_only
+
+
 def random_action(g, state, rng, actions):
     """A uniformly random legal action: the game's ``random_action``, or a pick
     from its legal actions (written into ``actions``) for a game without one."""

@@ -11,17 +11,13 @@ which the history cannot be replayed (a seat to move that did not move,
 an action it could not have played) disagrees with what the table showed,
 and a world's likelihood under an opponent model is read off the replay.
 
-Each game's ``replay.py`` holds its ``MODEL``: the opponent model's
-temperature, the worlds an inferred belief replays, and whether
+Each game's ``replay.py`` holds its ``MODEL``, an :class:`OpponentModel`:
+the weights of the opponent model fitted by maximum likelihood to the
+built-in agents' moves (``python -m slagwerk.experiments.belief_model``),
+the temperature the belief uses them at (1: as fitted; higher trusts the
+model less), the worlds an inferred belief replays, and whether
 ``belief=inferred`` is the game's default (only where measured stronger).
-The temperature fitted to the built-in agents' moves by maximum likelihood
-(``slagwerk.experiments.belief_model``) is about 0.47 in every game, but a
-belief that sharp located the hidden cards worse than ``uniform`` (it trusts
-a model that is only approximately right, and Kozel's and Koetsieren's
-replays guess when cards were drawn or which slot a card came from); 1.5
-measured better in every game (``slagwerk experiment belief``,
-docs/beliefs.md). The worlds keep a 1,000-iteration decision near 1.5 times
-its ``uniform`` cost (``slagwerk bench``).
+How each was chosen is in docs/beliefs.md.
 """
 
 from __future__ import annotations
@@ -31,6 +27,32 @@ from dataclasses import dataclass
 import numpy as np
 
 from .state import DEAL_NUMBER, DEALER, TOTALS
+
+
+@dataclass(frozen=True)
+class OpponentModel:
+    """A game's opponent model for ``belief=inferred``: another seat's legal action
+    ``i`` has probability ``softmax((score_weight * score_i + best_weight *
+    best_i) / temperature)``, ``score_i`` the heuristic's score of the action
+    (the game's ``action_scores``) and ``best_i`` 1 for a best-scored one."""
+
+    score_weight: float
+    best_weight: float
+    temperature: float = 1.0
+    particles: int = 128
+    """Worlds an inferred belief replays (chosen so that a 1,000-iteration ISMCTS
+    decision costs about 1.5 times ``uniform``)."""
+    inferred_by_default: bool = False
+    """True where ``belief=inferred`` measured stronger than ``uniform`` (the
+    ``belief=auto`` of the search agents)."""
+
+    def betas(self, temperature: float | None = None) -> tuple[float, float]:
+        """The weights at ``temperature`` (the model's own if None); an infinite
+        temperature gives (0, 0): hard information only."""
+        t = self.temperature if temperature is None else float(temperature)
+        if np.isinf(t):
+            return 0.0, 0.0
+        return self.score_weight / t, self.best_weight / t
 
 
 @dataclass
@@ -49,14 +71,20 @@ class ReplayScript:
     game's ``observed_actions`` key, e.g. a Kozel face-down discard)."""
     hidden: np.ndarray
     """int64[n]: 1 where ``keys`` is only what the seat saw of the action."""
-    temperature: float = 1.0
-    """The game's fitted temperature of the opponent model (its package's data)."""
-    particles: int = 128
-    """The game's default number of worlds an inferred belief replays (chosen so
-    that a 1,000-iteration ISMCTS decision costs about 1.5 times ``uniform``)."""
-    inferred_by_default: bool = False
-    """True where ``belief=inferred`` measured stronger than ``uniform`` (the
-    ``belief=auto`` of the search agents)."""
+    model: OpponentModel = OpponentModel(0.0, 1.0)
+    """The game's opponent model (its package's ``MODEL``)."""
+
+    @property
+    def temperature(self) -> float:
+        return self.model.temperature
+
+    @property
+    def particles(self) -> int:
+        return self.model.particles
+
+    @property
+    def inferred_by_default(self) -> bool:
+        return self.model.inferred_by_default
 
     @property
     def length(self) -> int:
@@ -74,11 +102,10 @@ def deal_start(game, view: dict, totals) -> np.ndarray:
     return start
 
 
-def script(start, template, entries, model) -> ReplayScript:
+def script(start, template, entries, model: OpponentModel) -> ReplayScript:
     """A :class:`ReplayScript` from ``(seat, key, hidden)`` entries; ``model`` is the
-    game's ``(temperature, particles, inferred_by_default)``."""
+    game's :class:`OpponentModel`."""
     rows = np.array(list(entries), dtype=np.int64).reshape(-1, 3)
     return ReplayScript(start=start, template=np.asarray(template, dtype=np.int64),
                         seats=np.ascontiguousarray(rows[:, 0]), keys=np.ascontiguousarray(rows[:, 1]),
-                        hidden=np.ascontiguousarray(rows[:, 2]), temperature=float(model[0]),
-                        particles=int(model[1]), inferred_by_default=bool(model[2]))
+                        hidden=np.ascontiguousarray(rows[:, 2]), model=model)

@@ -1,18 +1,20 @@
 """Fit the opponent model of ``belief=inferred`` (:mod:`slagwerk.search.belief`).
 
-The model gives a seat's legal action probability ``softmax(beta * score)``
-with score 1 for the game's heuristic choice and 0 for the rest, so one
-parameter, the temperature ``1 / beta``, says how often players do what the
-heuristic would. :func:`collect_moves` plays matches between built-in
-agents and notes, for each decision with a choice, the number of legal
-actions and whether the action played was the heuristic's (computed on the
-true state: the heuristic reads only what the mover sees, so this is what
-the mover's information implies). :func:`fit_temperature` maximises the
-likelihood of those moves.
+The model (:class:`~slagwerk.engine.replay.OpponentModel`) gives each legal
+action of a seat the probability ``softmax(score_weight * score +
+best_weight * best)``: ``score`` the heuristic's score of the action (the
+game's ``action_scores``), ``best`` 1 for a best-scored action. The two
+weights say how closely players follow the heuristic's judgement and how
+often they play its very choice.
+:func:`collect_moves` plays matches between built-in agents and notes, for
+each decision with a choice, the scores of the legal actions and which was
+played (scored on the true state: the heuristic reads only what the mover
+sees, so this is what the mover's information implies).
+:func:`fit_model` maximises the likelihood of those moves.
 
     python -m slagwerk.experiments.belief_model --game kozel --matches 4
 
-prints the fitted temperature; the games store theirs in their package
+prints the fitted weights; the games store theirs in their package
 (``engine/<game>/replay.py``, ``MODEL``).
 """
 
@@ -20,11 +22,12 @@ from __future__ import annotations
 
 import argparse
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..agents import make
-from ..engine import make_game
+from ..engine import contract, make_game
 from ..engine.bits import derive_seed, make_rng
 
 DEFAULT_AGENTS = ("ismcts:iterations=1000,belief=uniform", "heuristic")
@@ -32,69 +35,115 @@ DEFAULT_AGENTS = ("ismcts:iterations=1000,belief=uniform", "heuristic")
 belief is meant to read, and the heuristic."""
 
 
+@dataclass(frozen=True)
+class Move:
+    """One decision with a choice: the heuristic's scores of the legal actions
+    and the index of the action played."""
+
+    scores: np.ndarray
+    played: int
+
+
 def collect_moves(game_name: str, agent_specs=DEFAULT_AGENTS, matches: int = 4, seed: int = 0,
-                  max_deals: int | None = 6, progress=None) -> np.ndarray:
-    """int64[m, 2]: per decision with two or more legal actions, the number of
-    legal actions and 1 if the action played was the heuristic's choice.
+                  max_deals: int | None = 6, progress=None) -> list[Move]:
+    """The decisions with two or more legal actions of ``matches`` matches.
 
     Seats take the agents in turn (seat ``s`` plays ``agent_specs[(s + match)
     % len]``), so every agent sits in every seat over the matches.
     """
     game = make_game(game_name)
-    kernels = game.kernels
-    rows = []
+    moves = []
     for m in range(matches):
         agents = [make(agent_specs[(s + m) % len(agent_specs)], game, seed=derive_seed(seed, m, s))
                   for s in range(game.n_players)]
         state = game.new_match()
         deal_rng = make_rng(derive_seed(seed, m, 0xDEA1))
-        heuristic_rng = make_rng(derive_seed(seed, m, 0x4E))
+        score_rng = make_rng(derive_seed(seed, m, 0x4E))
         while not state.is_terminal:
             if state.deal_pending:
                 if max_deals is not None and state.deal_number >= max_deals:
                     break
                 state.deal(rng=deal_rng)
                 continue
-            seat = state.to_move
-            legal = state.legal_actions()
-            choice = int(kernels.heuristic_action(state.array, heuristic_rng))
-            action = state.apply(agents[seat].act(state.view(seat)))
+            legal = np.array(state.legal_actions(), dtype=np.int64)
+            scores = np.empty(len(legal))
+            contract.action_scores(state.array, score_rng, legal, len(legal), scores)
+            action = state.apply(agents[state.to_move].act(state.view(state.to_move)))
             if len(legal) > 1:
-                rows.append((len(legal), int(action == choice)))
+                moves.append(Move(scores, int(np.flatnonzero(legal == action)[0])))
         if progress is not None:
             progress(m + 1, matches)
-    return np.array(rows, dtype=np.int64).reshape(-1, 2)
+    return moves
 
 
-def log_likelihood(moves: np.ndarray, beta: float) -> float:
-    """Log likelihood of ``moves`` (see :func:`collect_moves`) under inverse temperature ``beta``."""
-    n = moves[:, 0].astype(float)
-    matched = moves[:, 1].astype(float)
-    return float(np.sum(matched * beta - np.log(np.exp(beta) + n - 1.0)))
+def features(scores: np.ndarray) -> np.ndarray:
+    """float64[n, 2] per legal action: its score less the best score, and 1 for a
+    best-scored action (the two terms of :class:`~slagwerk.engine.replay.OpponentModel`)."""
+    shifted = scores - scores.max()
+    return np.stack([shifted, (shifted >= -BEST_TOLERANCE).astype(float)], axis=1)
 
 
-def fit_temperature(moves: np.ndarray) -> dict:
-    """The maximum-likelihood temperature for ``moves``, found by Newton's method on
-    ``beta`` (the log likelihood is concave in it), with the agreement rate."""
+BEST_TOLERANCE = 1e-9
+"""Scores this close to the best count as best (as in the belief kernel)."""
+
+
+def _moments(moves: list[Move], weights: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """Log likelihood of ``moves`` at ``weights`` (score, best), its gradient and Hessian."""
+    value, gradient, hessian = 0.0, np.zeros(2), np.zeros((2, 2))
+    for move in moves:
+        x = features(move.scores)
+        u = x @ weights
+        top = u.max()
+        p = np.exp(u - top)
+        total = p.sum()
+        p /= total
+        mean = p @ x
+        value += u[move.played] - top - math.log(total)
+        gradient += x[move.played] - mean
+        centred = x - mean
+        hessian -= (centred * p[:, None]).T @ centred
+    return value, gradient, hessian
+
+
+def log_likelihood(moves: list[Move], score_weight: float, best_weight: float = 0.0) -> float:
+    """Log likelihood of ``moves`` (see :func:`collect_moves`) under the model's weights."""
+    return _moments(moves, np.array([score_weight, best_weight], dtype=float))[0]
+
+
+def fit_model(moves: list[Move]) -> dict:
+    """The maximum-likelihood weights (score, best) for ``moves``: Newton's method
+    with a backtracking line search (the log likelihood is concave in them), with
+    how often the played action was a best-scored one."""
     if len(moves) == 0:
         raise ValueError("no moves to fit the opponent model to")
-    n = moves[:, 0].astype(float)
-    agreement = float(moves[:, 1].mean())
-    beta = 1.0
+    agreement = float(np.mean([m.scores[m.played] >= m.scores.max() - BEST_TOLERANCE for m in moves]))
+    weights = np.array([0.0, 1.0])
+    value, gradient, hessian = _moments(moves, weights)
     for _ in range(100):
-        lift = np.exp(beta)
-        p = lift / (lift + n - 1.0)
-        gradient = float(np.sum(moves[:, 1] - p))
-        curvature = float(np.sum(p * (1.0 - p)))
-        if curvature <= 0:
+        try:
+            step = -np.linalg.solve(hessian - 1e-9 * np.eye(2), gradient)
+        except np.linalg.LinAlgError:
+            step = gradient
+        size = 1.0
+        while size > 1e-12:
+            candidate = weights + size * step
+            if np.all(np.abs(candidate) < MAX_WEIGHT):
+                new = _moments(moves, candidate)
+                if new[0] >= value:
+                    break
+            size /= 2
+        else:
             break
-        step = gradient / curvature
-        beta = min(max(beta + step, 1e-6), 50.0)
-        if abs(step) < 1e-10:
+        improved = new[0] - value
+        weights, (value, gradient, hessian) = candidate, new
+        if improved < 1e-10:
             break
-    return {"temperature": 1.0 / beta, "beta": beta, "moves": int(len(moves)), "agreement": agreement,
-            "log_likelihood": log_likelihood(moves, beta),
-            "uniform_log_likelihood": -float(np.sum(np.log(n)))}
+    return {"score_weight": float(weights[0]), "best_weight": float(weights[1]), "moves": len(moves),
+            "agreement": agreement, "log_likelihood": value,
+            "uniform_log_likelihood": -float(sum(math.log(len(m.scores)) for m in moves))}
+
+
+MAX_WEIGHT = 1e4
 
 
 def main(argv=None) -> None:
@@ -107,12 +156,13 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     moves = collect_moves(args.game, args.agents, args.matches, args.seed, args.max_deals,
                           progress=lambda done, total: print(f"match {done}/{total}", flush=True))
-    fit = fit_temperature(moves)
-    print(f"{args.game}: temperature {fit['temperature']:.4f} (beta {fit['beta']:.4f}) from "
-          f"{fit['moves']} moves, heuristic agreement {fit['agreement']:.3f}, log likelihood "
-          f"{fit['log_likelihood']:.1f} against {fit['uniform_log_likelihood']:.1f} uniform "
-          f"({(fit['log_likelihood'] - fit['uniform_log_likelihood']) / fit['moves']:.3f} nats a move)")
-    if not math.isfinite(fit["temperature"]):
+    fit = fit_model(moves)
+    gain = (fit["log_likelihood"] - fit["uniform_log_likelihood"]) / fit["moves"]
+    print(f"{args.game}: score_weight {fit['score_weight']:.4f}, best_weight {fit['best_weight']:.4f} from "
+          f"{fit['moves']} moves, a best-scored action played {fit['agreement']:.3f} of the time, log "
+          f"likelihood {fit['log_likelihood']:.1f} against {fit['uniform_log_likelihood']:.1f} uniform "
+          f"({gain:.3f} nats a move)")
+    if not (math.isfinite(fit["score_weight"]) and math.isfinite(fit["best_weight"])):
         raise SystemExit(1)
 
 

@@ -20,11 +20,15 @@ to the state that waited for the deal and replays the deal's public history
   weight 0, so the belief agrees with the whole public history, beyond what
   ``determinize`` itself checks;
 - **soft information**: each action of another seat multiplies the weight by
-  its probability under the opponent model :func:`action_probability`: a
-  softmax with inverse temperature ``beta`` over the heuristic's action
-  scores, the heuristic's own choice scored 1 and every other legal action
-  0 (``beta = 0`` gives hard information only). The heuristic reads only
-  what the mover sees, so it is evaluated in each world. An action the
+  its probability under the game's opponent model
+  (:class:`~slagwerk.engine.replay.OpponentModel`,
+  :func:`log_action_probability`): a softmax over the heuristic's scores of
+  the legal actions (the game's ``action_scores``: Coins' expected coins,
+  Kozel's expected point swing, ...; a game without them scores the
+  heuristic's choice 1 and the rest 0) plus a bonus for a best-scored
+  action, both weights fitted to real play and divided by a temperature.
+  An infinite temperature gives hard information only. The heuristic reads
+  only what the mover sees, so it is evaluated in each world. An action the
   searching seat saw only in part (a face-down discard) is the one made in
   the world drawn (the game's ``history_action``).
 
@@ -58,19 +62,29 @@ DEAL_TRIES = 4
 """Deals rebuilt from one world before it counts as disagreeing with the history."""
 
 
-@njit(cache=True, inline="always")
-def action_probability(n, is_choice, beta):
-    """Probability of one of ``n`` legal actions under the opponent model: a
-    softmax with inverse temperature ``beta`` over scores 1 (the heuristic's
-    choice, ``is_choice``) and 0 (every other action)."""
-    if n <= 1:
-        return 1.0
-    lift = np.exp(beta)
-    return (lift if is_choice else 1.0) / (lift + n - 1)
+BEST_TOLERANCE = 1e-9
+"""Scores this close to the best count as best."""
 
 
 @njit(cache=True)
-def replay_world(g, world, seat, start, template, seats, keys, beta, rng, state, deal, actions):
+def log_action_probability(scores, n, index, beta_score, beta_best):
+    """Log probability of action ``index`` of ``n`` legal actions under the
+    opponent model: a softmax over ``beta_score * scores[i] + beta_best *
+    best[i]``, ``best[i]`` 1 where ``scores[i]`` is (within
+    :data:`BEST_TOLERANCE`) the best of ``scores[:n]``."""
+    top = scores[0]
+    for i in range(1, n):
+        top = max(top, scores[i])
+    total = 0.0
+    for i in range(n):
+        shifted = scores[i] - top
+        total += np.exp(beta_score * shifted + (beta_best if shifted >= -BEST_TOLERANCE else 0.0))
+    shifted = scores[index] - top
+    return beta_score * shifted + (beta_best if shifted >= -BEST_TOLERANCE else 0.0) - np.log(total)
+
+
+@njit(cache=True)
+def replay_world(g, world, seat, start, template, seats, keys, betas, rng, state, deal, actions, scores):
     """Replay the history in a deal that dealt ``world``; return the log likelihood
     of the other seats' actions (``-inf`` when the history cannot be replayed
     in it). ``state`` ends as the replayed world.
@@ -78,18 +92,19 @@ def replay_world(g, world, seat, start, template, seats, keys, beta, rng, state,
     A game may rebuild the deal in several ways (Kozel: which of a seat's
     cards it drew when); up to :data:`DEAL_TRIES` are tried, as a deal whose
     draws make a molodka question the table never heard fails to replay.
-    ``deal`` and ``actions`` are work buffers.
+    ``deal``, ``actions`` and ``scores`` are work buffers.
     """
     for _ in range(DEAL_TRIES):
         if dispatch.deal_from_world(g, world, template, rng, deal):
-            log_weight = _replay_deal(g, world, seat, start, seats, keys, beta, rng, state, deal, actions)
+            log_weight = _replay_deal(g, world, seat, start, seats, keys, betas, rng, state, deal, actions,
+                                      scores)
             if log_weight > NO_WEIGHT:
                 return log_weight
     return NO_WEIGHT
 
 
 @njit(cache=True)
-def _replay_deal(g, world, seat, start, seats, keys, beta, rng, state, deal, actions):
+def _replay_deal(g, world, seat, start, seats, keys, betas, rng, state, deal, actions, scores):
     copy_into(state, start)
     dispatch.apply_deal(g, state, deal)
     log_weight = 0.0
@@ -100,29 +115,27 @@ def _replay_deal(g, world, seat, start, seats, keys, beta, rng, state, deal, act
         n = dispatch.legal_actions(g, state, actions)
         if n == 0:
             return NO_WEIGHT
-        # beta 0 is hard information only: no weight, not even 1/n (a world where the
-        # mover had fewer choices would otherwise count for more).
-        modelled = mover != seat and n > 1 and beta != 0.0
-        choice = np.int64(-1)
-        if modelled:
-            choice = dispatch.heuristic_action(g, state, rng)
+        # Weights 0 are hard information only: no weight, not even 1/n (a world where
+        # the mover had fewer choices would otherwise count for more).
+        modelled = mover != seat and n > 1 and (betas[0] != 0.0 or betas[1] != 0.0)
         # An action the seat saw only in part is the one made in ``world``.
         wanted = dispatch.history_action(g, world, state, keys[j])
-        action = np.int64(-1)
+        index = -1
         for i in range(n):
             if actions[i] == wanted:
-                action = wanted
+                index = i
                 break
-        if action < 0:
+        if index < 0:
             return NO_WEIGHT
         if modelled:
-            log_weight += np.log(action_probability(n, action == choice, beta))
-        dispatch.apply_action(g, state, action)
+            dispatch.action_scores(g, state, rng, actions, n, scores)
+            log_weight += log_action_probability(scores, n, index, betas[0], betas[1])
+        dispatch.apply_action(g, state, wanted)
     return log_weight
 
 
 @njit(cache=True)
-def infer_worlds(g, root, seat, start, template, seats, keys, beta, rng, pool, log_weights):
+def infer_worlds(g, root, seat, start, template, seats, keys, betas, rng, pool, log_weights):
     """Fill ``pool`` (int64[k, STATE_SIZE]) with worlds resampled by likelihood.
 
     Draws ``k`` worlds (``determinize`` of ``root`` for ``seat``), replays the
@@ -136,13 +149,14 @@ def infer_worlds(g, root, seat, start, template, seats, keys, beta, rng, pool, l
     world = np.empty_like(root)
     deal = np.empty(dispatch.deal_size(g), np.int64)
     actions = np.empty(dispatch.max_actions(g), np.int64)
+    scores = np.empty(dispatch.max_actions(g))
     best = NO_WEIGHT
     agreed = 0
     for i in range(k):
         copy_into(world, root)
         dispatch.determinize(g, world, seat, rng)
-        log_weights[i] = replay_world(g, world, seat, start, template, seats, keys, beta, rng,
-                                      particles[i], deal, actions)
+        log_weights[i] = replay_world(g, world, seat, start, template, seats, keys, betas, rng,
+                                      particles[i], deal, actions, scores)
         if log_weights[i] > NO_WEIGHT:
             # The replay must reach the position searched (same turn, same trick).
             if (particles[i, TO_MOVE] != root[TO_MOVE] or particles[i, PHASE] != root[PHASE]
@@ -192,12 +206,12 @@ class Belief:
     log_weights: np.ndarray | None = None
 
 
-def temperature_beta(temperature: float) -> float:
-    """The model's inverse temperature (0 for an infinite temperature)."""
+def check_temperature(temperature: float) -> float:
+    """``temperature`` as a float, or a one-line :class:`SearchError`."""
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.number)) \
             or not temperature > 0:
         raise SearchError(f"the opponent model's temperature must be a positive number, not {temperature!r}")
-    return 0.0 if np.isinf(temperature) else 1.0 / float(temperature)
+    return float(temperature)
 
 
 def infer(state, script: ReplayScript | None, seat: int, *, temperature: float,
@@ -213,14 +227,15 @@ def infer(state, script: ReplayScript | None, seat: int, *, temperature: float,
     root = np.ascontiguousarray(getattr(state, "array", state))
     if isinstance(particles, bool) or not isinstance(particles, (int, np.integer)) or particles < 1:
         raise SearchError(f"particles must be a positive integer, not {particles!r}")
-    beta = temperature_beta(temperature)
+    temperature = check_temperature(temperature)
     if script is None:
         return Belief(None, int(particles), 0, 0.0, time.perf_counter() - begun)
     game = int(root[GAME])
     pool = np.empty((int(particles), root.shape[0]), np.int64)
     log_weights = np.empty(int(particles))
     rng = make_rng(seed)
-    args = (root, int(seat), script.start, script.template, script.seats, script.keys, beta, rng, pool,
+    betas = np.array(script.model.betas(temperature), dtype=np.float64)
+    args = (root, int(seat), script.start, script.template, script.seats, script.keys, betas, rng, pool,
             log_weights)
     kernel = dispatch.specialize(infer_worlds, game, *args)
     begun = time.perf_counter()  # loaded (or compiled) by now: untimed, as the search does

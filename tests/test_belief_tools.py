@@ -8,21 +8,31 @@ import numpy as np
 import pytest
 
 from slagwerk.experiments.belief_accuracy import run, stage_of, summarize
-from slagwerk.experiments.belief_model import fit_temperature, log_likelihood
+from slagwerk.experiments.belief_model import Move, features, fit_model, log_likelihood
 
 
-def test_the_fit_recovers_the_temperature_that_made_the_moves():
+def test_the_fit_recovers_the_weights_that_made_the_moves():
     rng = np.random.default_rng(3)
-    beta = 1.7
-    n = rng.integers(2, 12, size=20000)
-    p = np.exp(beta) / (np.exp(beta) + n - 1)
-    moves = np.stack([n, (rng.random(n.size) < p).astype(np.int64)], axis=1)
-    fit = fit_temperature(moves)
-    assert abs(fit["beta"] - beta) < 0.06
-    assert fit["log_likelihood"] >= log_likelihood(moves, beta) - 1e-6
+    weights = np.array([1.7, 0.8])
+    moves = []
+    for _ in range(5000):
+        scores = rng.normal(0.0, 1.0, size=rng.integers(2, 12))
+        p = np.exp(features(scores) @ weights)
+        moves.append(Move(scores, int(rng.choice(len(scores), p=p / p.sum()))))
+    fit = fit_model(moves)
+    assert abs(fit["score_weight"] - 1.7) < 0.15 and abs(fit["best_weight"] - 0.8) < 0.15
+    assert fit["log_likelihood"] >= max(log_likelihood(moves, a, b) for a, b in ((1.7, 0.8), (1.5, 1.0),
+                                                                                  (2.0, 0.0))) - 1e-6
     assert fit["log_likelihood"] > fit["uniform_log_likelihood"]
     with pytest.raises(ValueError):
-        fit_temperature(np.zeros((0, 2), np.int64))
+        fit_model([])
+
+
+def test_moves_that_always_follow_the_scores_fit_a_sharp_model():
+    moves = [Move(np.array([0.0, 1.0, -2.0]), 1)] * 10
+    fit = fit_model(moves)
+    assert fit["agreement"] == 1.0
+    assert log_likelihood(moves, fit["score_weight"], fit["best_weight"]) > -0.01
 
 
 def test_stages_and_summary():

@@ -488,6 +488,29 @@ def heuristic_action(state, rng):
        with its cheapest sufficient card and throws its weakest card when
        the trick is lost or already safe. Exact ties go to the weaker card.
     """
+    scores = np.empty(DECK_SIZE)
+    card_scores(state, scores)
+    choice = np.int64(-1)
+    choice_score = -1e18
+    choice_strength = N_STRENGTHS
+    m = np.uint64(state[HANDS + state[TO_MOVE]])
+    while m != ZERO:
+        low = m & (~m + ONE)
+        card = popcount(low - ONE)
+        m ^= low
+        score = scores[card]
+        strength = STRENGTH[card]
+        if score > choice_score + 1e-12 or (
+            score > choice_score - 1e-12 and strength < choice_strength
+        ):
+            choice, choice_score, choice_strength = card, score, strength
+    return choice
+
+
+@njit(cache=True)
+def card_scores(state, scores):
+    """The heuristic's score of each card in the mover's hand into ``scores[card]``
+    (float64[DECK_SIZE]; other entries untouched): see :func:`heuristic_action`."""
     seat = state[TO_MOVE]
     team = team_of(seat)
     partner = (seat + 2) % N_SEATS
@@ -541,9 +564,6 @@ def heuristic_action(state, rng):
     if best_seat != NOBODY and best_count == 1:
         value_holder = _outcome_value(state, best_seat, team, urgency, trick_weight, NOBODY)
 
-    choice = np.int64(-1)
-    choice_score = -1e18
-    choice_strength = N_STRENGTHS
     m = hand
     while m != ZERO:
         low = m & (~m + ONE)
@@ -580,12 +600,19 @@ def heuristic_action(state, rng):
         else:
             # An opponent holds it and the mover's card does not reach it.
             score = help_ * value_partner + (1.0 - help_) * value_holder
-        score -= card_cost * strength
-        if score > choice_score + 1e-12 or (
-            score > choice_score - 1e-12 and strength < choice_strength
-        ):
-            choice, choice_score, choice_strength = card, score, strength
-    return choice
+        scores[card] = score - card_cost * strength
+
+
+@njit(cache=True)
+def action_scores(state, rng, actions, n, out):
+    """The heuristic's score of each of the legal ``actions[:n]`` (cards) into
+    ``out[:n]`` (:func:`card_scores`); :func:`heuristic_action` plays the best
+    (the weaker card on exact ties). The opponent model of ``belief=inferred``
+    is a softmax over these. ``rng`` is not used."""
+    scores = np.empty(DECK_SIZE)
+    card_scores(state, scores)
+    for i in range(n):
+        out[i] = scores[actions[i]]
 
 
 # ------------------------------------------------------------ belief replay

@@ -345,6 +345,19 @@ def heuristic_action(state, rng):
 
 
 
+@njit(cache=True)
+def action_scores(state, rng, actions, n, out):
+    """The heuristic's value of each of the legal ``actions[:n]`` (cards) into
+    ``out[:n]`` (:func:`_card_value`, coins); :func:`heuristic_action` plays
+    the first best. The opponent model of ``belief=inferred`` is a softmax
+    over these. Leads are judged on replies drawn from ``rng``, card by card
+    in the order given, as the heuristic does."""
+    seat = state[TO_MOVE]
+    unseen = ALL_CARDS & ~np.uint64(state[HANDS + seat]) & ~np.uint64(state[GONE])
+    for i in range(n):
+        out[i] = _card_value(state, seat, actions[i], unseen, rng)
+
+
 # ------------------------------------------------------------ belief replay
 
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..replay import ReplayScript, deal_start, script
+from ..replay import OpponentModel, ReplayScript, deal_start, script
 from . import kernels as K
 
-MODEL = (1.5, 12, False)
-"""This game's opponent model: temperature, worlds replayed, and whether
-``belief=inferred`` is its default (how they were chosen: :mod:`slagwerk.engine.replay`)."""
+MODEL = OpponentModel(score_weight=1.7578, best_weight=1.5115, temperature=2.0, particles=12)
+"""This game's opponent model for ``belief=inferred`` (how it was chosen: docs/beliefs.md)."""
 
 
 def replay_script(game, view: dict) -> ReplayScript:

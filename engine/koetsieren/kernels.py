@@ -613,21 +613,26 @@ def expected_tricks(state, seat):
 
 
 @njit(cache=True)
-def _heuristic_trump(state, seat):
-    """Trump by suit strength among the maker's known cards (``T1 T2 H``).
+def _trump_score(state, seat, suit):
+    """Strength of ``suit`` among the maker's known cards (``T1 T2 H``): each
+    adds ``TRUMP_COUNT_WEIGHT + rank``."""
+    score = 0
+    for slot in (SLOT_T1, SLOT_T2, SLOT_H):
+        card = slot_card(state, seat, slot)
+        if card != EMPTY_SLOT and suit_of(card) == suit:
+            score += TRUMP_COUNT_WEIGHT + rank_of(card)
+    return score
 
-    Each known card adds ``TRUMP_COUNT_WEIGHT + rank`` to its suit, so the
-    longest known suit wins and its ranks break ties; a suit with no known
-    card is never preferred to one with a card.
-    """
+
+@njit(cache=True)
+def _heuristic_trump(state, seat):
+    """Trump by suit strength among the maker's known cards (:func:`_trump_score`):
+    the longest known suit wins and its ranks break ties; a suit with no known
+    card is never preferred to one with a card."""
     best = 0
     best_score = -1
     for s in range(N_SUITS):
-        score = 0
-        for slot in (SLOT_T1, SLOT_T2, SLOT_H):
-            card = slot_card(state, seat, slot)
-            if card != EMPTY_SLOT and suit_of(card) == s:
-                score += TRUMP_COUNT_WEIGHT + rank_of(card)
+        score = _trump_score(state, seat, s)
         if score > best_score:
             best_score = score
             best = s
@@ -651,7 +656,22 @@ def _heuristic_bid(state, seat):
 
 @njit(cache=True)
 def _heuristic_play(state, seat):
-    """Pick a slot by (chance to win now, strength kept for later) and the bid."""
+    """The slot with the best :func:`_slot_scores` (the lowest on ties)."""
+    scores = np.empty(SLOTS_PER_SEAT)
+    _slot_scores(state, seat, scores)
+    best = np.int64(-1)
+    best_score = -1e18
+    for slot in range(SLOTS_PER_SEAT):
+        if slot_card(state, seat, slot) != EMPTY_SLOT and scores[slot] > best_score:
+            best_score = scores[slot]
+            best = slot
+    return best
+
+
+@njit(cache=True)
+def _slot_scores(state, seat, out):
+    """Score each slot of ``seat`` holding a card into ``out[slot]`` by (chance to
+    win now, strength kept for later) and the bid (other entries untouched)."""
     unseen = unseen_mask(state, seat)
     need = state[BIDS + seat] - state[TRICKS_WON + seat]
     left = TRICKS_PER_DEAL - state[TRICKS_DONE]
@@ -671,8 +691,6 @@ def _heuristic_play(state, seat):
         if n_unseen > 0:
             blind_now /= n_unseen
             blind_later /= n_unseen
-    best = np.int64(-1)
-    best_score = -1e18
     for slot in range(SLOTS_PER_SEAT):
         card = slot_card(state, seat, slot)
         if card == EMPTY_SLOT:
@@ -688,10 +706,7 @@ def _heuristic_play(state, seat):
             score = now - SPEND_WEIGHT * later  # win with the cheapest card
         else:
             score = -now + SHED_WEIGHT * later  # duck; shed strength safely
-        if score > best_score:
-            best_score = score
-            best = slot
-    return best
+        out[slot] = score
 
 
 @njit(cache=True)
@@ -730,6 +745,29 @@ def heuristic_action(state, rng):
         return _heuristic_trump(state, seat)
     return np.int64(-1)
 
+
+@njit(cache=True)
+def action_scores(state, rng, actions, n, out):
+    """The heuristic's score of each of the legal ``actions[:n]`` into ``out[:n]``;
+    :func:`heuristic_action` plays the first best. Plays: :func:`_slot_scores`
+    (chances, about -1 to 1); bids: minus the distance from the trick
+    estimate; trumps: :func:`_trump_score` in units of one known card. The
+    opponent model of ``belief=inferred`` is a softmax over these. ``rng``
+    is not used."""
+    seat = state[TO_MOVE]
+    phase = state[PHASE]
+    if phase == PHASE_PLAY:
+        scores = np.empty(SLOTS_PER_SEAT)
+        _slot_scores(state, seat, scores)
+        for i in range(n):
+            out[i] = scores[actions[i]]
+    elif phase == PHASE_BID:
+        estimate = expected_tricks(state, seat)
+        for i in range(n):
+            out[i] = -abs(actions[i] - BID_BASE - estimate)
+    else:
+        for i in range(n):
+            out[i] = _trump_score(state, seat, actions[i] - TRUMP_BASE) / TRUMP_COUNT_WEIGHT
 
 # ------------------------------------------------------------ belief replay
 

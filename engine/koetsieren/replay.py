@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..replay import ReplayScript, deal_start, script
+from ..replay import OpponentModel, ReplayScript, deal_start, script
 from . import kernels as K
 
-MODEL = (0.46, 48, False)
-"""This game's opponent model: temperature, worlds replayed, and whether
-``belief=inferred`` is its default (how they were chosen: :mod:`slagwerk.engine.replay`). Koetsieren keeps the
-fitted 0.46, the setting its SPRTs ran with."""
+MODEL = OpponentModel(score_weight=0.0, best_weight=2.1739, temperature=1.0, particles=48)
+"""This game's opponent model for ``belief=inferred`` (how it was chosen: docs/beliefs.md)."""
 
 SUIT_LETTERS = "cdhs"
 

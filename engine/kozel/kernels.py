@@ -1141,12 +1141,13 @@ def _action_value(state, seat, action, unseen, hand_size, pot, average):
 
 
 @njit(cache=True)
-def _molodka_pays(state, seat, unseen):
-    """Declare when the four cards are likely to hold the trick against both
-    opponents (four beaters each are needed, so nearly always)."""
+def _molodka_margin(state, seat, unseen):
+    """How much likelier than ``MOLODKA_DECLARE_CHANCE`` the four cards are to
+    hold the trick against both opponents (four beaters each are needed, so
+    nearly always); the heuristic declares when it is not negative."""
     hand = np.uint64(state[HANDS + seat])
     q = _chance_beaten(hand, unseen, HAND_SIZE, state[TRUMP_SUIT])
-    return (1.0 - q) * (1.0 - q) >= MOLODKA_DECLARE_CHANCE
+    return (1.0 - q) * (1.0 - q) - MOLODKA_DECLARE_CHANCE
 
 
 @njit(cache=True)
@@ -1184,11 +1185,27 @@ def heuristic_action(state, rng):
     seat = state[TO_MOVE]
     unseen = _unseen_by(state, seat)
     if state[PHASE] == PHASE_QUESTION:
-        return MOLODKA if _molodka_pays(state, seat, unseen) else PASS
+        return MOLODKA if _molodka_margin(state, seat, unseen) >= 0.0 else PASS
     actions = np.empty(MAX_ACTIONS, np.int64)
     n = legal_actions(state, actions)
     if n == 0:
         return np.int64(-1)
+    hand_size, pot, average = _play_context(state, seat, unseen)
+    best = actions[0]
+    best_value = -1e18
+    for i in range(n):
+        value = _action_value(state, seat, actions[i], unseen, hand_size, pot, average)
+        if value > best_value:
+            best_value = value
+            best = actions[i]
+    return best
+
+
+@njit(cache=True)
+def _play_context(state, seat, unseen):
+    """What :func:`_action_value` needs of the trick: the mover's hand size, the
+    points already in the trick (face-down discards of others at the average
+    unseen card's points) and that average."""
     hand_size = popcount(np.uint64(state[HANDS + seat]))
     n_unseen = popcount(unseen)
     average = card_points(unseen) / n_unseen if n_unseen > 0 else 0.0
@@ -1203,14 +1220,31 @@ def heuristic_action(state, rng):
             pot += card_points(state[PLAYED + row + p])
         else:
             pot += size * average
-    best = actions[0]
-    best_value = -1e18
+    return hand_size, pot, average
+
+
+MOLODKA_STAKE = 40.0
+"""Points a molodka question's answer is scored at in :func:`action_scores`
+(declaring is worth ``MOLODKA_STAKE`` times the margin of its win chance over
+``MOLODKA_DECLARE_CHANCE``; passing 0)."""
+
+
+@njit(cache=True)
+def action_scores(state, rng, actions, n, out):
+    """The heuristic's value of each of the legal ``actions[:n]`` into ``out[:n]``
+    (expected point swing, :func:`_action_value`); :func:`heuristic_action`
+    plays the first best. The opponent model of ``belief=inferred`` is a
+    softmax over these. ``rng`` is not used."""
+    seat = state[TO_MOVE]
+    unseen = _unseen_by(state, seat)
+    if state[PHASE] == PHASE_QUESTION:
+        margin = _molodka_margin(state, seat, unseen)
+        for i in range(n):
+            out[i] = MOLODKA_STAKE * margin if actions[i] == MOLODKA else 0.0
+        return
+    hand_size, pot, average = _play_context(state, seat, unseen)
     for i in range(n):
-        value = _action_value(state, seat, actions[i], unseen, hand_size, pot, average)
-        if value > best_value:
-            best_value = value
-            best = actions[i]
-    return best
+        out[i] = _action_value(state, seat, actions[i], unseen, hand_size, pot, average)
 
 
 # ------------------------------------------------------------ belief replay

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..replay import ReplayScript, deal_start, script
+from ..replay import OpponentModel, ReplayScript, deal_start, script
 from ..state import TRICKS_DONE
 from . import kernels as K
 
-MODEL = (1.5, 256, False)
-"""This game's opponent model: temperature, worlds replayed, and whether
-``belief=inferred`` is its default (how they were chosen: :mod:`slagwerk.engine.replay`)."""
+MODEL = OpponentModel(score_weight=0.0611, best_weight=1.5865, temperature=4.0, particles=256)
+"""This game's opponent model for ``belief=inferred`` (how it was chosen: docs/beliefs.md)."""
 
 
 def replay_script(game, view: dict) -> ReplayScript:

@@ -28,7 +28,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--particles", type=int, default=128,
                         help="worlds per belief, both ways (default 128)")
     parser.add_argument("--temperature", type=float, default=0.0,
-                        help="the opponent model's temperature (default: the game's fitted one)")
+                        help="the opponent model's temperature (default: the game's own)")
     parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
     parser.add_argument("--out", default=None,
                         help="results folder (default results/belief-GAME-seedSEED)")
