@@ -196,3 +196,17 @@ def test_an_infinite_temperature_is_hard_information_only(name):
         assert np.all(finite == 0.0), f"{name}: weights {finite}"
         weighed += int(finite.size > 0 and len(view["history"]) > 2)
     assert weighed >= 10
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_belief_auto_is_the_games_stored_choice(name):
+    """docs/beliefs.md: ``belief=auto`` (the default) infers exactly in the games whose
+    model says ``inferred`` measured stronger (Coins today), and deals uniformly
+    elsewhere."""
+    game = make_game(name)
+    agent = make("ismcts:iterations=20", game, seed=2)
+    state, seat = next((s, seat) for s, seat in _positions(game, 50, seed=8) if s.deals[-1].actions)
+    view = state.view(seat)
+    expected = game.replay_script(view).inferred_by_default
+    assert agent.decide(view).stats["belief"] == ("inferred" if expected else "uniform")
+    assert expected == (name == "coins")
