@@ -201,12 +201,24 @@ def test_an_infinite_temperature_is_hard_information_only(name):
 @pytest.mark.parametrize("name", GAMES)
 def test_belief_auto_is_the_games_stored_choice(name):
     """docs/beliefs.md: ``belief=auto`` (the default) infers exactly in the games whose
-    model says ``inferred`` measured stronger (Coins today), and deals uniformly
-    elsewhere."""
+    model says ``inferred`` measured stronger, and deals uniformly elsewhere."""
     game = make_game(name)
     agent = make("ismcts:iterations=20", game, seed=2)
     state, seat = next((s, seat) for s, seat in _positions(game, 50, seed=8) if s.deals[-1].actions)
     view = state.view(seat)
     expected = game.replay_script(view).inferred_by_default
     assert agent.decide(view).stats["belief"] == ("inferred" if expected else "uniform")
-    assert expected == (name == "coins")
+
+
+def test_belief_auto_infers_where_the_game_says_so(monkeypatch):
+    from dataclasses import replace
+
+    from slagwerk.engine.coins import replay as coins_replay
+
+    monkeypatch.setattr(coins_replay, "MODEL", replace(coins_replay.MODEL, inferred_by_default=True))
+    game = make_game("coins")
+    state, seat = next((s, seat) for s, seat in _positions(game, 50, seed=8) if s.deals[-1].actions)
+    decision = make("ismcts:iterations=20", game, seed=2).decide(state.view(seat))
+    assert decision.stats["belief"] == "inferred"
+    assert make("ismcts:iterations=20,belief=uniform", game, seed=2).decide(
+        state.view(seat)).stats["belief"] == "uniform"
