@@ -344,7 +344,6 @@ def heuristic_action(state, rng):
     return best
 
 
-
 @njit(cache=True)
 def action_scores(state, rng, actions, n, out):
     """The heuristic's value of each of the legal ``actions[:n]`` (cards) into

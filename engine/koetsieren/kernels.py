@@ -769,6 +769,7 @@ def action_scores(state, rng, actions, n, out):
         for i in range(n):
             out[i] = _trump_score(state, seat, actions[i] - TRUMP_BASE) / TRUMP_COUNT_WEIGHT
 
+
 # ------------------------------------------------------------ belief replay
 
 CARD_KEY = 64
