@@ -30,8 +30,10 @@ their weights and the seconds it took).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..engine.bits import derive_seed
-from ..engine.errors import InvalidViewError
+from ..engine.errors import InvalidViewError, SpecError
 from ..engine.game import State
 from ..search.belief import BELIEFS, DEFAULT_PARTICLES, infer
 from ..search.ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP, ismcts
@@ -51,6 +53,10 @@ _COMMON = {
 }
 
 
+GAME_MODEL = -1.0
+"""A model weight's value meaning "the game's own" (weights themselves are at least 0)."""
+MAX_MODEL_WEIGHT = 1e4
+
 _BELIEF = {
     "belief": ParamSpec(str, "auto", "worlds searched: uniform deals, or inferred from the other seats' "
                         "play (auto: the game's default)", choices=("auto", *BELIEFS)),
@@ -59,7 +65,18 @@ _BELIEF = {
                                     "game's value", 0.0, 1e6),
     "belief_particles": ParamSpec(int, 0, "worlds replayed and resampled by belief=inferred; "
                                   "0 uses the game's default", 0, 10000, cap="max_worlds"),
+    "belief_score_weight": ParamSpec(float, GAME_MODEL, "opponent model of belief=inferred: weight of "
+                                     "the heuristic's score of an action (-1 uses the game's model)",
+                                     GAME_MODEL, MAX_MODEL_WEIGHT),
+    "belief_best_weight": ParamSpec(float, GAME_MODEL, "opponent model of belief=inferred: weight of "
+                                    "an action being the heuristic's best (-1 uses the game's model)",
+                                    GAME_MODEL, MAX_MODEL_WEIGHT),
 }
+"""With ``belief_score_weight`` and ``belief_best_weight`` an agent brings its own
+opponent model: ``python -m slagwerk.experiments.belief_model --out FILE``
+writes them as a parameter file, used as ``ismcts:@FILE`` on a command line or
+as a server's ``--params NAME=FILE`` (a request names ``params=NAME``, never
+a path)."""
 
 
 BELIEF_SEED = 18
@@ -75,6 +92,14 @@ class _SearchAgent(Agent):
 
     budget_key: str = "iterations"
     """The parameter that is the budget unless ``time_ms`` sets one."""
+
+    def __init__(self, game, seed: int = 0, **params):
+        super().__init__(game, seed, **params)
+        for key in ("belief_score_weight", "belief_best_weight"):
+            value = self.config.get(key, GAME_MODEL)
+            if value != GAME_MODEL and not value >= 0:
+                raise SpecError(f"{self.name} parameter {key}={value!r} must be at least 0 "
+                                f"(or {GAME_MODEL:g}: the game's model)")
 
     def resource_use(self) -> list:
         use = super().resource_use()
@@ -119,6 +144,7 @@ class _SearchAgent(Agent):
             mode = "inferred" if script is not None and script.inferred_by_default else "uniform"
         if mode == "uniform":
             return None, {"belief": "uniform"}
+        script = self._own_model(script)
         temperature = self.config["belief_temperature"] or (
             script.temperature if script is not None else 1.0)
         belief = infer(state, script, state.to_move, temperature=temperature,
@@ -129,6 +155,14 @@ class _SearchAgent(Agent):
                  "belief_agreed": belief.agreed, "belief_effective": round(belief.effective, 2),
                  "belief_seconds": round(belief.seconds, 6)}
         return belief.worlds, stats
+
+    def _own_model(self, script):
+        """``script`` with the agent's own model weights, where it sets them."""
+        own = {field: self.config[f"belief_{field}"] for field in ("score_weight", "best_weight")
+               if self.config[f"belief_{field}"] != GAME_MODEL}
+        if script is None or not own:
+            return script
+        return replace(script, model=replace(script.model, **own))
 
     def _budget_after(self, key: str, belief_stats: dict) -> dict:
         """The search budget; a time budget pays for the belief first."""

@@ -15,20 +15,28 @@ sees, so this is what the mover's information implies).
     python -m slagwerk.experiments.belief_model --game kozel --matches 4
 
 prints the fitted weights; the games store theirs in their package
-(``engine/<game>/replay.py``, ``MODEL``).
+(``engine/<game>/replay.py``, ``MODEL``). ``--out FILE`` also writes them as a
+parameter file of the search agents (:func:`model_params`), so that any
+command plays with this model instead of the game's: ``ismcts:@FILE`` in a
+spec, or ``slagwerk bot --params NAME=FILE`` and requests naming
+``params=NAME``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from ..agents import make
-from ..engine import contract, make_game
+from ..engine import GAME_NAMES, contract, make_game
 from ..engine.bits import derive_seed, make_rng
+from ..engine.errors import SlagwerkError
+from ..safe_files import replace_file
 
 DEFAULT_AGENTS = ("ismcts:iterations=1000,belief=uniform", "heuristic")
 """The players whose moves the model is fitted to: the search agents the
@@ -146,16 +154,46 @@ def fit_model(moves: list[Move]) -> dict:
 MAX_WEIGHT = 1e4
 
 
+def model_params(fit: dict, temperature: float = 1.0) -> dict:
+    """A fitted model as the search agents' parameters (``belief=inferred`` with its
+    weights and temperature): the content of a model file."""
+    return {"belief": "inferred", "belief_score_weight": round(fit["score_weight"], 6),
+            "belief_best_weight": round(fit["best_weight"], 6), "belief_temperature": float(temperature)}
+
+
+def save_model(path, fit: dict, temperature: float = 1.0) -> None:
+    """Write ``fit`` as a parameter file (:func:`model_params`) to ``path``, atomically:
+    ``ismcts:@PATH`` plays with it, as does ``slagwerk bot --params NAME=PATH``."""
+    target = Path(path)
+    data = json.dumps(model_params(fit, temperature), indent=2) + "\n"
+    replace_file(target.parent, target.name, data.encode())
+
+
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="Fit the opponent model of belief=inferred.")
-    parser.add_argument("--game", required=True)
+    parser = argparse.ArgumentParser(prog="python -m slagwerk.experiments.belief_model",
+                                     description="Fit the opponent model of belief=inferred.")
+    parser.add_argument("--game", required=True, choices=GAME_NAMES)
     parser.add_argument("--matches", type=int, default=4)
     parser.add_argument("--max-deals", type=int, default=6)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS))
+    parser.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS),
+                        help="the agents whose moves the model is fitted to (specs)")
+    parser.add_argument("--out", default=None, metavar="FILE",
+                        help="write the model as a parameter file: ismcts:@FILE uses it")
+    parser.add_argument("--temperature", type=float, default=1.0,
+                        help="the temperature written to --out (default 1: as fitted)")
     args = parser.parse_args(argv)
-    moves = collect_moves(args.game, args.agents, args.matches, args.seed, args.max_deals,
-                          progress=lambda done, total: print(f"match {done}/{total}", flush=True))
+    if args.matches < 1:
+        parser.error(f"--matches must be at least 1, not {args.matches}")
+    if not args.temperature > 0:
+        parser.error(f"--temperature must be positive, not {args.temperature}")
+    if args.out and not Path(args.out).resolve().parent.is_dir():  # said before the long fit, not after
+        parser.error(f"--out {args.out!r}: its folder does not exist")
+    try:
+        moves = collect_moves(args.game, args.agents, args.matches, args.seed, args.max_deals,
+                              progress=lambda done, total: print(f"match {done}/{total}", flush=True))
+    except SlagwerkError as err:
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
     fit = fit_model(moves)
     gain = (fit["log_likelihood"] - fit["uniform_log_likelihood"]) / fit["moves"]
     print(f"{args.game}: score_weight {fit['score_weight']:.4f}, best_weight {fit['best_weight']:.4f} from "
@@ -164,6 +202,12 @@ def main(argv=None) -> None:
           f"({gain:.3f} nats a move)")
     if not (math.isfinite(fit["score_weight"]) and math.isfinite(fit["best_weight"])):
         raise SystemExit(1)
+    if args.out:
+        try:
+            save_model(args.out, fit, args.temperature)
+        except SlagwerkError as err:
+            parser.exit(2, f"{parser.prog}: error: {err}\n")
+        print(f"model written to {args.out}: play with it as ismcts:@{args.out}")
 
 
 if __name__ == "__main__":

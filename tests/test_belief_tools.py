@@ -63,3 +63,76 @@ def test_the_command_names_a_bad_option(flag, value, message, capsys):
     assert main(["experiment", "belief", "--game", "coins", flag, value]) != 0
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def _coins_view():
+    from slagwerk.engine import make_game
+
+    game = make_game("coins")
+    state = game.new_match(seed=3)
+    for _ in range(20):  # past trick 6: a history for the belief to read
+        state.apply(state.legal_actions()[0])
+    return game, state.view(state.to_move)
+
+
+def test_a_model_file_brings_its_own_weights_to_the_search(tmp_path):
+    """``--out FILE`` of the fit is a parameter file: ``ismcts:@FILE`` searches with
+    that model. Weights 0 keep every agreeing world alike (effective size = all
+    of them); sharp weights concentrate them."""
+    from slagwerk.agents import make
+    from slagwerk.agents.registry import resolve_spec_files
+    from slagwerk.experiments.belief_model import model_params, save_model
+
+    game, view = _coins_view()
+    flat, sharp = tmp_path / "flat.json", tmp_path / "sharp.json"
+    save_model(flat, {"score_weight": 0.0, "best_weight": 0.0})
+    save_model(sharp, {"score_weight": 50.0, "best_weight": 5.0}, temperature=1.0)
+    assert json.loads(sharp.read_text()) == model_params({"score_weight": 50.0, "best_weight": 5.0})
+    stats = {}
+    for name, path in (("flat", flat), ("sharp", sharp), ("game", None)):
+        spec = resolve_spec_files(f"ismcts:@{path},iterations=50" if path else
+                                  "ismcts:iterations=50,belief=inferred")
+        stats[name] = make(spec, game, seed=1).decide(view).stats
+        assert stats[name]["belief"] == "inferred"
+    assert stats["flat"]["belief_effective"] == stats["flat"]["belief_agreed"] > 1
+    assert stats["sharp"]["belief_effective"] < stats["game"]["belief_effective"] < stats["flat"]["belief_effective"]
+
+
+def test_a_model_named_by_the_server_serves_requests(tmp_path):
+    """A request names the server's parameter set (``--params NAME=FILE``), never a path."""
+    from slagwerk.agents.protocol import Defaults, handle
+    from slagwerk.agents.registry import load_parameter_sets
+    from slagwerk.experiments.belief_model import save_model
+
+    game, view = _coins_view()
+    save_model(tmp_path / "m.json", {"score_weight": 0.0, "best_weight": 0.0})
+    defaults = Defaults(game="coins", parameter_sets=load_parameter_sets([f"mine={tmp_path / 'm.json'}"]))
+    answer = handle({"type": "act", "game": "coins", "agent": "ismcts:params=mine,iterations=50",
+                     "view": view, "stats": True}, defaults=defaults)
+    assert answer["stats"]["belief"] == "inferred"
+    assert answer["stats"]["belief_effective"] == answer["stats"]["belief_agreed"]
+
+
+@pytest.mark.parametrize("weight", ["-0.5", "nan", "1e5"])
+def test_a_bad_model_weight_is_a_one_line_error(weight):
+    from slagwerk.agents import make
+    from slagwerk.engine import make_game
+    from slagwerk.engine.errors import SpecError
+
+    with pytest.raises(SpecError, match="belief_score_weight") as caught:
+        make(f"ismcts:belief_score_weight={weight}", make_game("coins"))
+    assert "\n" not in str(caught.value)
+
+
+def test_the_fit_command_writes_a_model_file_and_refuses_a_missing_folder(tmp_path, capsys):
+    from slagwerk.experiments.belief_model import main
+
+    out = tmp_path / "model.json"
+    main(["--game", "coins", "--matches", "1", "--max-deals", "1", "--agents", "heuristic", "random",
+          "--out", str(out), "--temperature", "2"])
+    params = json.loads(out.read_text())
+    assert params["belief"] == "inferred" and params["belief_temperature"] == 2.0
+    assert params["belief_best_weight"] > 0
+    with pytest.raises(SystemExit):
+        main(["--game", "coins", "--out", str(tmp_path / "missing" / "model.json")])
+    assert "its folder does not exist" in capsys.readouterr().err
