@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..agents import make
+from ..agents.plugins import load_entry_points, load_plugins
 from ..engine import GAME_NAMES, contract, make_game
 from ..engine.bits import derive_seed, make_rng
 from ..engine.errors import SlagwerkError
@@ -178,6 +179,9 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS),
                         help="the agents whose moves the model is fitted to (specs)")
+    parser.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                        help="import a module that registers agents (repeatable; installed plugins "
+                        "are found without it)")
     parser.add_argument("--out", default=None, metavar="FILE",
                         help="write the model as a parameter file: ismcts:@FILE uses it")
     parser.add_argument("--temperature", type=float, default=1.0,
@@ -190,6 +194,8 @@ def main(argv=None) -> None:
     if args.out and not Path(args.out).resolve().parent.is_dir():  # said before the long fit, not after
         parser.error(f"--out {args.out!r}: its folder does not exist")
     try:
+        load_entry_points()
+        load_plugins(args.plugin)
         moves = collect_moves(args.game, args.agents, args.matches, args.seed, args.max_deals,
                               progress=lambda done, total: print(f"match {done}/{total}", flush=True))
     except SlagwerkError as err:
