@@ -21,6 +21,7 @@ import csv
 import json
 import math
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,7 @@ import numpy as np
 from ..agents import make
 from ..engine import make_game
 from ..engine.bits import derive_seed, make_rng
+from ..engine.replay import OpponentModel
 from ..search.belief import DEFAULT_PARTICLES, infer
 
 STAGES = ("early", "middle", "late")
@@ -75,10 +77,14 @@ def _place_counts(game, worlds, hidden, true_places):
     return hits
 
 
-def measure_position(game, true_state, seat, view, particles: int, temperature: float, seed: int) -> dict:
-    """The log-likelihood gain of one position (see the module doc)."""
+def measure_position(game, true_state, seat, view, particles: int, temperature: float, seed: int,
+                     model: OpponentModel | None = None) -> dict:
+    """The log-likelihood gain of one position (see the module doc); ``model``
+    replaces the game's opponent model."""
     rebuilt = game.state_from_view(view, seed=seed)
     script = rebuilt.game.replay_script(view)
+    if model is not None and script is not None:
+        script = replace(script, model=model)
     rng = make_rng(derive_seed(seed, 1))
     uniform = []
     for _ in range(particles):
@@ -145,17 +151,19 @@ def plot(summary: list[dict], game_name: str, path: Path) -> bool:
 
 
 def run(game_name: str, out: Path, *, count: int = 60, particles: int = DEFAULT_PARTICLES,
-        temperature: float = 0.0, seed: int = 1, agent_specs=DEFAULT_AGENTS, progress=None) -> dict:
+        temperature: float = 0.0, seed: int = 1, agent_specs=DEFAULT_AGENTS, progress=None,
+        model: OpponentModel | None = None) -> dict:
     """Measure ``count`` positions of ``game_name`` (from games of ``agent_specs``)
     and write into folder ``out``: ``positions.csv`` (one row per position),
     ``summary.json``, ``summary.md`` and ``belief.png``. ``temperature`` 0 uses
-    the game's own."""
+    the model's own; ``model`` (an :class:`OpponentModel`) replaces the game's."""
     out.mkdir(parents=True, exist_ok=True)
     game = make_game(game_name)
     rows = []
     found = positions(game_name, count, seed, agent_specs)
     for i, (state, seat, view) in enumerate(found):
-        rows.append(measure_position(game, state, seat, view, particles, temperature, derive_seed(seed, i)))
+        rows.append(measure_position(game, state, seat, view, particles, temperature, derive_seed(seed, i),
+                                     model))
         if progress is not None:
             progress(i + 1, len(found))
     summary = summarize(rows)
@@ -165,10 +173,15 @@ def run(game_name: str, out: Path, *, count: int = 60, particles: int = DEFAULT_
         writer.writerows(rows)
     result = {"game": game_name, "positions": count, "particles": particles, "temperature": temperature,
               "seed": seed, "summary": summary}
+    if model is not None:
+        result["model"] = {"score_weight": model.score_weight, "best_weight": model.best_weight,
+                           "temperature": model.temperature}
     (out / "summary.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [f"# Belief accuracy: {game_name}", "",
              f"{count} positions, {particles} worlds per belief, seed {seed}, temperature "
-             f"{temperature or 'the game default'}. Gain: mean log-likelihood of the true place of each "
+             f"{temperature or 'the model default'}"
+             + (f", model: score_weight {model.score_weight:g}, best_weight {model.best_weight:g}"
+                if model is not None else "") + ". Gain: mean log-likelihood of the true place of each "
              "hidden card under `inferred` minus under `uniform` (nats per hidden card).", "",
              "| stage | positions | mean gain | 95% interval |", "| --- | ---: | ---: | --- |"]
     lines += [f"| {s['stage']} | {s['positions']} | {s['mean_gain']:+.4f} "

@@ -34,9 +34,11 @@ import numpy as np
 
 from ..agents import make
 from ..agents.plugins import load_entry_points, load_plugins
+from ..agents.registry import load_params_file
 from ..engine import GAME_NAMES, contract, make_game
 from ..engine.bits import derive_seed, make_rng
-from ..engine.errors import SlagwerkError
+from ..engine.errors import SlagwerkError, SpecError
+from ..engine.replay import OpponentModel
 from ..safe_files import replace_file
 
 DEFAULT_AGENTS = ("ismcts:iterations=1000,belief=uniform", "heuristic")
@@ -168,6 +170,25 @@ def save_model(path, fit: dict, temperature: float = 1.0) -> None:
     target = Path(path)
     data = json.dumps(model_params(fit, temperature), indent=2) + "\n"
     replace_file(target.parent, target.name, data.encode())
+
+
+def load_model(path) -> OpponentModel:
+    """The opponent model of a model file (:func:`save_model`): both weights, and
+    its temperature (1 if it has none). :class:`SpecError` names what is wrong."""
+    _, params = load_params_file(str(path))
+    values = {}
+    for key, default in (("belief_score_weight", None), ("belief_best_weight", None),
+                         ("belief_temperature", 1.0)):
+        if key not in params and default is None:
+            raise SpecError(f"model file {str(path)!r} has no {key}")
+        try:
+            values[key] = float(params.get(key, default))
+        except ValueError:
+            raise SpecError(f"model file {str(path)!r}: {key}={params[key]!r} is not a number") from None
+        if not (0 <= values[key] <= MAX_WEIGHT) or (key == "belief_temperature" and values[key] == 0):
+            raise SpecError(f"model file {str(path)!r}: {key}={params[key]!r} is out of range")
+    return OpponentModel(values["belief_score_weight"], values["belief_best_weight"],
+                         values["belief_temperature"])
 
 
 def main(argv=None) -> None:

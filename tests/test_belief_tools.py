@@ -95,7 +95,8 @@ def test_a_model_file_brings_its_own_weights_to_the_search(tmp_path):
         stats[name] = make(spec, game, seed=1).decide(view).stats
         assert stats[name]["belief"] == "inferred"
     assert stats["flat"]["belief_effective"] == stats["flat"]["belief_agreed"] > 1
-    assert stats["sharp"]["belief_effective"] < stats["game"]["belief_effective"] < stats["flat"]["belief_effective"]
+    effective = {name: stats[name]["belief_effective"] for name in stats}
+    assert effective["sharp"] < effective["game"] < effective["flat"]
 
 
 def test_a_model_named_by_the_server_serves_requests(tmp_path):
@@ -136,3 +137,29 @@ def test_the_fit_command_writes_a_model_file_and_refuses_a_missing_folder(tmp_pa
     with pytest.raises(SystemExit):
         main(["--game", "coins", "--out", str(tmp_path / "missing" / "model.json")])
     assert "its folder does not exist" in capsys.readouterr().err
+
+
+def test_the_accuracy_experiment_measures_a_model_file(tmp_path):
+    """``slagwerk experiment belief --model FILE``: a model of weights 0 is uniform
+    over the agreeing worlds, so it must score differently from a sharp one on
+    the same positions; a file without both weights is a one-line error."""
+    from slagwerk.engine.errors import SpecError
+    from slagwerk.experiments.belief_model import load_model, save_model
+
+    save_model(tmp_path / "flat.json", {"score_weight": 0.0, "best_weight": 0.0})
+    save_model(tmp_path / "sharp.json", {"score_weight": 20.0, "best_weight": 4.0}, temperature=2.0)
+    sharp = load_model(tmp_path / "sharp.json")
+    assert (sharp.score_weight, sharp.best_weight, sharp.temperature) == (20.0, 4.0, 2.0)
+    gains = {}
+    for name in ("flat", "sharp"):
+        result = run("coins", tmp_path / name, count=6, particles=16, seed=3,
+                     model=load_model(tmp_path / f"{name}.json"))
+        assert result["model"]["score_weight"] == (20.0 if name == "sharp" else 0.0)
+        gains[name] = [row["mean_gain"] for row in result["summary"]]
+    assert gains["flat"] != gains["sharp"]
+    (tmp_path / "half.json").write_text('{"belief_score_weight": 1}')
+    with pytest.raises(SpecError, match="has no belief_best_weight"):
+        load_model(tmp_path / "half.json")
+    (tmp_path / "bad.json").write_text('{"belief_score_weight": 1, "belief_best_weight": -2}')
+    with pytest.raises(SpecError, match="out of range"):
+        load_model(tmp_path / "bad.json")

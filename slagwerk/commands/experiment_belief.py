@@ -29,6 +29,9 @@ def add_arguments(parser) -> None:
                         help="worlds per belief, both ways (default 128)")
     parser.add_argument("--temperature", type=float, default=0.0,
                         help="the opponent model's temperature (default: the game's own)")
+    parser.add_argument("--model", default=None, metavar="FILE",
+                        help="measure this opponent model (a file of python -m "
+                        "slagwerk.experiments.belief_model --out) instead of the game's")
     parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
     parser.add_argument("--out", default=None,
                         help="results folder (default results/belief-GAME-seedSEED)")
@@ -45,13 +48,19 @@ def run(args) -> int:
         raise OptionError(f"--particles must be 1..10000, not {args.particles}")
     if args.temperature < 0:
         raise OptionError(f"--temperature must be >= 0 (0: the game's), not {args.temperature}")
+    model = None
+    if args.model:
+        from ..experiments.belief_model import load_model
+
+        model = load_model(args.model)
     out = Path(args.out or f"results/belief-{args.game}-seed{args.seed}")
     with tqdm(total=args.positions, desc=f"belief {args.game}", unit="position") as bar:
         def progress(done, total):
             bar.update(done - bar.n)
 
         result = measure(args.game, out, count=args.positions, particles=args.particles,
-                         temperature=args.temperature, seed=args.seed, progress=progress)
+                         temperature=args.temperature, seed=args.seed, progress=progress,
+                         model=model)
     print((out / "summary.md").read_text(), end="")
     print(f"files: {out}/positions.csv, summary.json, summary.md"
           + (", belief.png" if result["plot"] else " (no plot: matplotlib is not installed)"))
