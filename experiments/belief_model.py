@@ -35,6 +35,7 @@ import numpy as np
 from ..agents import make
 from ..agents.plugins import load_entry_points, load_plugins
 from ..agents.registry import load_params_file
+from ..agents.search_agents import MAX_MODEL_WEIGHT
 from ..engine import GAME_NAMES, contract, make_game
 from ..engine.bits import derive_seed, make_rng
 from ..engine.errors import SlagwerkError, SpecError
@@ -185,7 +186,7 @@ def load_model(path) -> OpponentModel:
             values[key] = float(params.get(key, default))
         except ValueError:
             raise SpecError(f"model file {str(path)!r}: {key}={params[key]!r} is not a number") from None
-        if not (0 <= values[key] <= MAX_WEIGHT) or (key == "belief_temperature" and values[key] == 0):
+        if not (0 <= values[key] <= MAX_MODEL_WEIGHT) or (key == "belief_temperature" and values[key] == 0):
             raise SpecError(f"model file {str(path)!r}: {key}={params[key]!r} is out of range")
     return OpponentModel(values["belief_score_weight"], values["belief_best_weight"],
                          values["belief_temperature"])
