@@ -40,8 +40,8 @@ class OpponentModel:
     best_weight: float
     temperature: float = 1.0
     particles: int = 128
-    """Worlds an inferred belief replays (chosen so that a 1,000-iteration ISMCTS
-    decision costs about 1.5 times ``uniform``)."""
+    """Worlds an inferred belief replays. More distinct worlds measured stronger
+    (a search sees at most this many deals), at a cost: docs/beliefs.md."""
     inferred_by_default: bool = False
     """True where ``belief=inferred`` measured stronger than ``uniform`` (the
     ``belief=auto`` of the search agents)."""
