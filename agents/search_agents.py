@@ -56,13 +56,14 @@ _COMMON = {
 GAME_MODEL = -1.0
 """A model weight's value meaning "the game's own" (weights themselves are at least 0)."""
 MAX_MODEL_WEIGHT = 1e4
+MAX_TEMPERATURE = 1e6
 
 _BELIEF = {
     "belief": ParamSpec(str, "auto", "worlds searched: uniform deals, or inferred from the other seats' "
                         "play (auto: the game's default)", choices=("auto", *BELIEFS)),
     "belief_temperature": ParamSpec(float, 0.0, "temperature of the opponent model of belief=inferred "
                                     "(1: as fitted to real play; higher trusts it less); 0 uses the "
-                                    "game's value", 0.0, 1e6),
+                                    "game's value", 0.0, MAX_TEMPERATURE),
     "belief_particles": ParamSpec(int, 0, "worlds replayed and resampled by belief=inferred; "
                                   "0 uses the game's default", 0, 10000, cap="max_worlds"),
     "belief_score_weight": ParamSpec(float, GAME_MODEL, "opponent model of belief=inferred: weight of "

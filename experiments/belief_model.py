@@ -35,7 +35,7 @@ import numpy as np
 from ..agents import make
 from ..agents.plugins import load_entry_points, load_plugins
 from ..agents.registry import load_params_file
-from ..agents.search_agents import MAX_MODEL_WEIGHT
+from ..agents.search_agents import MAX_MODEL_WEIGHT, MAX_TEMPERATURE
 from ..engine import GAME_NAMES, contract, make_game
 from ..engine.bits import derive_seed, make_rng
 from ..engine.errors import SlagwerkError, SpecError
@@ -160,9 +160,11 @@ MAX_WEIGHT = 1e4
 
 def model_params(fit: dict, temperature: float = 1.0) -> dict:
     """A fitted model as the search agents' parameters (``belief=inferred`` with its
-    weights and temperature): the content of a model file."""
-    return {"belief": "inferred", "belief_score_weight": round(fit["score_weight"], 6),
-            "belief_best_weight": round(fit["best_weight"], 6), "belief_temperature": float(temperature)}
+    weights and temperature): the content of a model file. The agents take
+    weights of at least 0, so a weight fitted below 0 is written as 0."""
+    return {"belief": "inferred", "belief_score_weight": round(max(fit["score_weight"], 0.0), 6),
+            "belief_best_weight": round(max(fit["best_weight"], 0.0), 6),
+            "belief_temperature": float(temperature)}
 
 
 def save_model(path, fit: dict, temperature: float = 1.0) -> None:
@@ -186,7 +188,8 @@ def load_model(path) -> OpponentModel:
             values[key] = float(params.get(key, default))
         except ValueError:
             raise SpecError(f"model file {str(path)!r}: {key}={params[key]!r} is not a number") from None
-        if not (0 <= values[key] <= MAX_MODEL_WEIGHT) or (key == "belief_temperature" and values[key] == 0):
+        high = MAX_TEMPERATURE if key == "belief_temperature" else MAX_MODEL_WEIGHT
+        if not 0 <= values[key] <= high or (key == "belief_temperature" and values[key] == 0):
             raise SpecError(f"model file {str(path)!r}: {key}={params[key]!r} is out of range")
     return OpponentModel(values["belief_score_weight"], values["belief_best_weight"],
                          values["belief_temperature"])
@@ -231,6 +234,10 @@ def main(argv=None) -> None:
     if not (math.isfinite(fit["score_weight"]) and math.isfinite(fit["best_weight"])):
         raise SystemExit(1)
     if args.out:
+        for key in ("score_weight", "best_weight"):
+            if fit[key] < 0:
+                print(f"note: {key} fitted below 0 ({fit[key]:.4f}); the file says 0 "
+                      "(agents take weights >= 0)")
         try:
             save_model(args.out, fit, args.temperature)
         except SlagwerkError as err:

@@ -163,3 +163,13 @@ def test_the_accuracy_experiment_measures_a_model_file(tmp_path):
     (tmp_path / "bad.json").write_text('{"belief_score_weight": 1, "belief_best_weight": -2}')
     with pytest.raises(SpecError, match="out of range"):
         load_model(tmp_path / "bad.json")
+
+
+def test_a_weight_fitted_below_zero_is_written_as_zero(tmp_path):
+    """The agents take weights of at least 0: the file of a fit that went below 0
+    still loads and plays."""
+    from slagwerk.experiments.belief_model import load_model, save_model
+
+    save_model(tmp_path / "m.json", {"score_weight": -0.25, "best_weight": 1.5}, temperature=1e5)
+    model = load_model(tmp_path / "m.json")
+    assert (model.score_weight, model.best_weight, model.temperature) == (0.0, 1.5, 1e5)
