@@ -37,7 +37,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
-import http.client
 import json
 import os
 import re
@@ -52,13 +51,16 @@ import time
 import urllib.parse
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import orjson
 
 from ..engine.errors import SlagwerkError, SpecError, brief, one_line
 from .base import Agent, Decision, ParamSpec
 from .registry import _PARTNER_SPLIT, AGENTS, parse_spec
+
+if TYPE_CHECKING:
+    import http.client
 
 PROTOCOL = "slagwerk-bot"
 PROTOCOL_VERSION = 1
@@ -580,6 +582,8 @@ class _HttpClient(_Connection):
         self.conn: http.client.HTTPConnection | None = None
 
     def _exchange(self, request: dict, timeout: float | None, hello: bool):
+        import http.client  # only HTTP bots need it: the other commands start faster
+
         parts = urllib.parse.urlsplit(self.bot.url)
         if self.conn is None:
             self.conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=timeout)

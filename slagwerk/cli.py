@@ -29,7 +29,8 @@ COMMAND_MODULES = (
 """Subcommand modules of ``slagwerk.commands``, in the order ``--help`` lists them."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands=COMMAND_MODULES) -> argparse.ArgumentParser:
+    """The parser of ``commands`` (by default all: ``--help`` lists them)."""
     parser = argparse.ArgumentParser(
         prog="slagwerk",
         description="AI opponents for Koetsieren, Kozel, Aluette and Coins: "
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"slagwerk {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in commands:
         importlib.import_module(f".commands.{name}", __package__).add_parser(subparsers)
     return parser
 
@@ -45,7 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from .engine.errors import SlagwerkError, one_line
 
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # A command's modules import numba and the agents: a run loads only its own.
+    parser = build_parser((argv[0],) if argv and argv[0] in COMMAND_MODULES else COMMAND_MODULES)
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
         parser.print_help()

@@ -75,3 +75,37 @@ def test_jobs_bench_times_one_and_two_workers_against_two_separate_processes():
     assert rows["jobs=2"]["speedup"] == pytest.approx(one / two, abs=0.01)
     assert rows["jobs=2"]["efficiency"] == pytest.approx(halves / two, abs=0.01)
     assert rows["2 processes"]["speedup"] == pytest.approx(one / halves, abs=0.01)
+
+
+IMPORTED_BY = """
+import sys
+from slagwerk.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(" ".join(sorted(m for m in sys.modules if m.startswith("slagwerk.commands."))))
+"""
+
+
+def test_a_command_imports_only_its_own_module_and_help_lists_every_command():
+    """A run builds only its command's parser (the others import what it does not use);
+    ``slagwerk --help`` and a misspelled command still see every command."""
+    import subprocess
+    import sys
+
+    from slagwerk.cli import COMMAND_MODULES
+
+    def run(*argv):
+        done = subprocess.run([sys.executable, "-c", IMPORTED_BY, *argv], capture_output=True,
+                              text=True, timeout=300)
+        return done.stdout.strip().splitlines()[-1].split(), done.stdout + done.stderr
+
+    modules, _ = run("bot", "--help")
+    assert {m.removeprefix("slagwerk.commands.") for m in modules} <= {"bot", "options"}
+    assert "slagwerk.commands.bot" in modules
+    modules, text = run("--help")
+    assert {f"slagwerk.commands.{name}" for name in COMMAND_MODULES} <= set(modules)
+    assert all(name in text for name in COMMAND_MODULES)
+    _, text = run("tournamnet")
+    assert "invalid choice: 'tournamnet'" in text

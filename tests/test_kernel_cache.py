@@ -3,6 +3,7 @@ inside the installed package (slagwerk.kernel_cache)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,6 +14,7 @@ import pytest
 
 from paths import REPO
 from slagwerk import __version__, kernel_cache
+from slagwerk.engine import GAME_NAMES
 
 PACKAGE_DIRS = {  # installed layout (pyproject.toml's package-dir) from the checkout
     "slagwerk": "slagwerk",
@@ -134,3 +136,42 @@ def test_kernel_sources_are_hashed(name):
     """The hash covers the folders holding kernels (else an edit there would go unseen)."""
     folders = {p.name for p in kernel_cache._package_folders()}
     assert name in folders
+
+
+FIRST_DECISIONS = """
+import json, sys
+from numba.core import caching
+import slagwerk.engine.jit
+if sys.argv[1] == "numba":  # numba's own way of loading, for comparison
+    caching.Cache.load_overload = caching.Cache.load_overload.numba_load
+from slagwerk.agents import make
+from slagwerk.engine import make_game
+actions = {}
+for name in sys.argv[2:]:
+    game = make_game(name)
+    state = game.new_match(seed=3)
+    actions[name] = make("ismcts", game, seed=1).decide(state.view(state.to_move)).action
+registries = [m for m in ("numba.typed.dictimpl", "numba.np.polynomial.polynomial_functions")
+              if m in sys.modules]
+print(json.dumps({"actions": actions, "registries": registries}))
+"""
+
+
+def _first_decisions(way: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", FIRST_DECISIONS, way, *GAME_NAMES],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_cached_kernels_load_without_numbas_compiler_registries_and_decide_alike():
+    """engine/jit.py: a warm process loads slagwerk's kernels after starting numba's
+    runtime alone (none of the compiler's registries are imported), and the loaded
+    kernels decide exactly as the same kernels loaded numba's own way."""
+    _first_decisions("light")  # compiles whatever the cache lacks
+    light = _first_decisions("light")
+    numba_way = _first_decisions("numba")
+    assert light["registries"] == []
+    assert numba_way["registries"] != []  # the check above can see them
+    assert set(light["actions"]) == set(GAME_NAMES)
+    assert light["actions"] == numba_way["actions"]
