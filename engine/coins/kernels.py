@@ -283,7 +283,7 @@ def _card_value(state, seat, card, unseen, rng):
     n_unseen = popcount(unseen)
     if n == 2:
         c0, c1 = state[TRICK], state[TRICK + 1]
-        pos = trick_winner_position(c0, c1, card)
+        pos = TRICK_WINNER[c0, c1, card]
         coins = coins_in(c0, c1, card)
         total = coins if pos == 2 else -COINS_GIVEN_WEIGHT * coins
         count = 1
@@ -295,7 +295,7 @@ def _card_value(state, seat, card, unseen, rng):
             c2 = popcount(low - ONE)
             m ^= low
             coins = coins_in(c0, card, c2)
-            pos = trick_winner_position(c0, card, c2)
+            pos = TRICK_WINNER[c0, card, c2]
             total += coins if pos == 1 else -COINS_GIVEN_WEIGHT * coins
             count += 1
     else:
@@ -306,7 +306,7 @@ def _card_value(state, seat, card, unseen, rng):
             rest = unseen & ~bit(c1)
             c2 = kth_bit(rest, rand_below(rng, n_unseen - 1))
             coins = coins_in(card, c1, c2)
-            pos = trick_winner_position(card, c1, c2)
+            pos = TRICK_WINNER[card, c1, c2]
             total += coins if pos == 0 else -COINS_GIVEN_WEIGHT * coins
             count += 1
     value = total / count if count > 0 else 0.0
