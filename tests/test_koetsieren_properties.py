@@ -15,7 +15,7 @@ from numba import njit
 from slagwerk.agents import make
 from slagwerk.agents.match import play_match
 from slagwerk.engine import InvalidViewError, contract, make_game
-from slagwerk.engine.bits import derive_seed, make_rng
+from slagwerk.engine.bits import bit, derive_seed, has, make_rng, popcount
 from slagwerk.engine.cards import KOETSIEREN_DECK
 from slagwerk.engine.koetsieren import kernels as K
 from slagwerk.engine.koetsieren import pure
@@ -57,7 +57,7 @@ def _cards_code(state, n):
     if gone & undealt != np.uint64(0):
         return BAD_CARDS
     seen = gone | undealt
-    count = K.popcount(gone) + K.popcount(undealt)
+    count = popcount(gone) + popcount(undealt)
     in_trick = state[K.N_IN_TRICK] if state[PHASE] == PHASE_PLAY else 0
     for t in range(n):
         held = 0
@@ -67,9 +67,9 @@ def _cards_code(state, n):
             if (c != K.EMPTY_SLOT) != (live == 1):
                 return BAD_LIVE
             if c != K.EMPTY_SLOT:
-                if K.has(seen, c):
+                if has(seen, c):
                     return BAD_CARDS
-                seen |= K.bit(c)
+                seen |= bit(c)
                 count += 1
                 held += 1
         expected = K.SLOTS_PER_SEAT - state[TRICKS_DONE]

@@ -27,7 +27,6 @@ from ..bits import (
     ONE,
     ZERO,
     bit,
-    has,
     kth_bit,
     popcount,
     rand_below,
@@ -529,16 +528,29 @@ def _live_count(state, seat):
 
 
 @njit(cache=True)
-def win_chance(state, seat, card, unseen, as_lead):
+def shown_cards(state, out):
+    """Per seat, the mask of its cards that every other seat sees (``T1 T2 F1 F2``)
+    into ``out[seat]``: what :func:`win_chance` counts, gathered once per judgement."""
+    for t in range(state[N_PLAYERS]):
+        shown = ZERO
+        for slot in range(SLOT_H):
+            c = slot_card(state, t, slot)
+            if c != EMPTY_SLOT:
+                shown |= bit(c)
+        out[t] = shown
+
+
+@njit(cache=True)
+def win_chance(state, seat, card, unseen, as_lead, shown):
     """Estimated chance that ``card`` wins the trick if ``seat`` plays it now.
 
-    Reads only what ``seat`` sees. ``as_lead`` judges it as the lead of a
-    fresh trick (its strength for later); otherwise the current trick
-    counts: a card that cannot beat the cards already played scores 0.
-    Each seat still to play is taken to play one of its cards at random, so
-    it beats ``card`` with chance ``(its cards that would) / (its cards)``,
-    the seats independently; a seat's hidden card counts as such a card
-    with the chance that a uniformly drawn unseen card is one (``card``
+    Reads only what ``seat`` sees (``shown``: :func:`shown_cards`). ``as_lead``
+    judges it as the lead of a fresh trick (its strength for later); otherwise
+    the current trick counts: a card that cannot beat the cards already played
+    scores 0. Each seat still to play is taken to play one of its cards at
+    random, so it beats ``card`` with chance ``(its cards that would) / (its
+    cards)``, the seats independently; a seat's hidden card counts as such a
+    card with the chance that a uniformly drawn unseen card is one (``card``
     itself excluded when it is unseen: a blind forehead card being judged).
     """
     n = state[N_PLAYERS]
@@ -563,11 +575,7 @@ def win_chance(state, seat, card, unseen, as_lead):
         held = _live_count(state, t)
         if held == 0:
             continue
-        expected_threats = 0.0
-        for slot in range(SLOT_H):  # T1 T2 F1 F2 of another seat: visible
-            c = slot_card(state, t, slot)
-            if c != EMPTY_SLOT and has(threats, c):
-                expected_threats += 1.0
+        expected_threats = float(popcount(threats & np.uint64(shown[t])))
         if slot_card(state, t, SLOT_H) != EMPTY_SLOT:
             expected_threats += hidden_threat
         chance *= 1.0 - expected_threats / held
@@ -575,9 +583,9 @@ def win_chance(state, seat, card, unseen, as_lead):
 
 
 @njit(cache=True)
-def _bid_value(state, seat, card, unseen):
+def _bid_value(state, seat, card, unseen, shown):
     """Expected tricks from ``card`` at bidding time (its lead chance, weighted)."""
-    chance = win_chance(state, seat, card, unseen, True)
+    chance = win_chance(state, seat, card, unseen, True, shown)
     if suit_of(card) == state[TRUMP]:
         return chance * TRUMP_BID_WEIGHT
     return chance * NONTRUMP_BID_WEIGHTS[state[N_PLAYERS]]
@@ -591,12 +599,14 @@ def expected_tricks(state, seat):
     cards (unknown to it) at the average value of the cards it cannot see.
     """
     unseen = unseen_mask(state, seat)
+    shown = np.empty(N_SEATS, np.uint64)
+    shown_cards(state, shown)
     n_unseen = popcount(unseen)
     blind_value = 0.0
     m = unseen
     while m != ZERO:
         low = m & (~m + ONE)
-        blind_value += _bid_value(state, seat, popcount(low - ONE), unseen)
+        blind_value += _bid_value(state, seat, popcount(low - ONE), unseen, shown)
         m ^= low
     if n_unseen > 0:
         blind_value /= n_unseen
@@ -608,7 +618,7 @@ def expected_tricks(state, seat):
         if is_forehead(slot):
             total += blind_value
         else:
-            total += _bid_value(state, seat, card, unseen)
+            total += _bid_value(state, seat, card, unseen, shown)
     return total
 
 
@@ -673,6 +683,8 @@ def _slot_scores(state, seat, out):
     """Score each slot of ``seat`` holding a card into ``out[slot]`` by (chance to
     win now, strength kept for later) and the bid (other entries untouched)."""
     unseen = unseen_mask(state, seat)
+    shown = np.empty(N_SEATS, np.uint64)
+    shown_cards(state, shown)
     need = state[BIDS + seat] - state[TRICKS_WON + seat]
     left = TRICKS_PER_DEAL - state[TRICKS_DONE]
     # A forehead card is unknown to its owner: judge it by the average over
@@ -686,8 +698,8 @@ def _slot_scores(state, seat, out):
             low = m & (~m + ONE)
             card = popcount(low - ONE)
             m ^= low
-            blind_now += win_chance(state, seat, card, unseen, False)
-            blind_later += win_chance(state, seat, card, unseen, True)
+            blind_now += win_chance(state, seat, card, unseen, False, shown)
+            blind_later += win_chance(state, seat, card, unseen, True, shown)
         if n_unseen > 0:
             blind_now /= n_unseen
             blind_later /= n_unseen
@@ -698,8 +710,8 @@ def _slot_scores(state, seat, out):
         if is_forehead(slot):
             now, later = blind_now, blind_later
         else:
-            now = win_chance(state, seat, card, unseen, False)
-            later = win_chance(state, seat, card, unseen, True)
+            now = win_chance(state, seat, card, unseen, False, shown)
+            later = win_chance(state, seat, card, unseen, True, shown)
         if need >= left:
             score = now  # every remaining trick is needed
         elif need > 0:
