@@ -29,6 +29,8 @@ from __future__ import annotations
 import os
 import sys
 
+from ..kernel_cache import KERNEL_PACKAGES
+
 
 def _load_numpy_support() -> None:
     if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
@@ -41,8 +43,8 @@ def _load_numpy_support() -> None:
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(__file__))  # as imported: co_filename is too
-KERNEL_FOLDERS = tuple(os.path.join(_PACKAGE, name, "") for name in ("engine", "search", "experiments"))
-"""Source folders of the kernels loaded the light way (``kernel_cache.KERNEL_PACKAGES``)."""
+KERNEL_FOLDERS = tuple(os.path.join(_PACKAGE, name.rpartition(".")[2], "") for name in KERNEL_PACKAGES)
+"""Source folders of the kernels loaded the light way."""
 
 
 def _load_cached_kernels_lightly() -> None:

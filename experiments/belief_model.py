@@ -41,6 +41,7 @@ from ..engine.bits import derive_seed, make_rng
 from ..engine.errors import SlagwerkError, SpecError
 from ..engine.replay import OpponentModel
 from ..safe_files import replace_file
+from ..search.belief import BEST_TOLERANCE
 
 DEFAULT_AGENTS = ("ismcts:iterations=1000,belief=uniform", "heuristic")
 """The players whose moves the model is fitted to: the search agents the
@@ -95,10 +96,6 @@ def features(scores: np.ndarray) -> np.ndarray:
     return np.stack([shifted, (shifted >= -BEST_TOLERANCE).astype(float)], axis=1)
 
 
-BEST_TOLERANCE = 1e-9
-"""Scores this close to the best count as best (as in the belief kernel)."""
-
-
 def _moments(moves: list[Move], weights: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """Log likelihood of ``moves`` at ``weights`` (score, best), its gradient and Hessian."""
     value, gradient, hessian = 0.0, np.zeros(2), np.zeros((2, 2))
@@ -139,7 +136,7 @@ def fit_model(moves: list[Move]) -> dict:
         size = 1.0
         while size > 1e-12:
             candidate = weights + size * step
-            if np.all(np.abs(candidate) < MAX_WEIGHT):
+            if np.all(np.abs(candidate) < MAX_MODEL_WEIGHT):
                 new = _moments(moves, candidate)
                 if new[0] >= value:
                     break
@@ -153,9 +150,6 @@ def fit_model(moves: list[Move]) -> dict:
     return {"score_weight": float(weights[0]), "best_weight": float(weights[1]), "moves": len(moves),
             "agreement": agreement, "log_likelihood": value,
             "uniform_log_likelihood": -float(sum(math.log(len(m.scores)) for m in moves))}
-
-
-MAX_WEIGHT = 1e4
 
 
 def model_params(fit: dict, temperature: float = 1.0) -> dict:
