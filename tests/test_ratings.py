@@ -10,6 +10,7 @@ from slagwerk.experiments.ratings import (
     ELO_PER_NAT,
     Groups,
     fit_bradley_terry,
+    fit_bradley_terry_many,
     groups_from_lines,
     pair_outcomes,
     rate,
@@ -75,6 +76,28 @@ def test_newton_fit_is_the_likelihood_maximum_found_by_scipy():
     reference = minimize(nll, np.zeros(k), method="BFGS").x
     np.testing.assert_allclose(theta, reference - reference.mean(), atol=1e-4)
     assert abs(theta.mean()) < 1e-12
+
+
+def test_many_fits_at_once_equal_each_fit_alone():
+    """The bootstrap fits its resamples together: each must come out as it would
+    alone, including fits whose Newton steps need halving (lopsided records from a
+    start far from their maximum) and fits that converge at different steps."""
+    rng = np.random.default_rng(5)
+    k = 4
+    records = []
+    for _ in range(40):
+        met = rng.integers(0, 60, size=(k, k)).astype(float)
+        met = np.triu(met, 1) + np.triu(met, 1).T
+        lopsided = rng.random() < 0.5
+        share = rng.choice([0.0, 1.0, 0.5, 0.9], size=(k, k)) if lopsided else rng.uniform(size=(k, k))
+        wins = np.triu(share * met, 1)
+        records.append(wins + np.tril(met - wins.T, -1))
+    wins = np.array(records)
+    start = np.array([1.5, -1.5, 0.5, -0.5])
+    together = fit_bradley_terry_many(wins, start=start)
+    for fit, record in zip(together, wins):
+        np.testing.assert_array_equal(fit, fit_bradley_terry(record, record + record.T, start=start))
+    assert len({round(float(fit[0]), 6) for fit in together}) > 20  # the records differ
 
 
 def test_ties_count_half_and_head_to_head_counts_groups():
