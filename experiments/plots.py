@@ -25,6 +25,24 @@ def pyplot():
     return plt
 
 
+def import_in_background() -> None:
+    """Start importing pyplot on a thread of its own and return at once.
+
+    A tournament on worker processes leaves its own process waiting for
+    results; importing matplotlib then (most of a second) shortens the report
+    written at the end. A failed import is met again, and reported, when a
+    figure is drawn.
+    """
+    import contextlib
+    import threading
+
+    def load():
+        with contextlib.suppress(Exception):  # the figure's own import reports it
+            pyplot()
+
+    threading.Thread(target=load, name="import-pyplot", daemon=True).start()
+
+
 def image_bytes(fig, formats=("png",)) -> dict[str, bytes]:
     """The figure in each format (``png``, ``svg``), then closed. Metadata that names the date
     or the software version is left out, so the same numbers give the same files."""

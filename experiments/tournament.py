@@ -31,6 +31,7 @@ from ..engine import registry
 from ..engine.bits import derive_seed
 from ..engine.errors import SpecError
 from ..safe_files import SafeFileError
+from .plots import import_in_background
 from .ratings import DEFAULT_BOOTSTRAP, Ratings, groups_from_lines, rate
 from .results import ResultsFolder, run_id
 from .runner import (
@@ -351,6 +352,8 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
             if jobs == 1:  # agents play in this process
                 warm_up(setup)
             start_workers(setup, jobs, backend)
+            if jobs != 1 and folder is not None:  # waiting for workers: load the report's plotting meanwhile
+                import_in_background()
         bar = _progress_bar(config, len(all_slots), len(done), progress)
         last_shown = 0.0
         for line in run_games(setup, todo, jobs=jobs, backend=backend, scheduler=scheduler):
