@@ -74,7 +74,8 @@ OVERRUN_GRACE = 5.0
 """A worker whose agent is still deciding after ``OVERRUN_FACTOR`` times the
 move time plus ``OVERRUN_GRACE`` seconds (native code that never lets the
 alarm's forfeit happen) is ended by faulthandler's own watchdog thread, which
-needs no Python; the game then counts as a crash (see :func:`run_games`)."""
+needs no Python, within twice that time; the game then counts as a crash (see
+:func:`run_games`)."""
 
 
 class ExperimentError(SlagwerkError):
@@ -208,16 +209,45 @@ def _on_alarm(signum, frame):
 
 
 class _Watch:
-    """Which seat's answer is waiting to be applied, and the match state."""
+    """Which seat's answer is waiting to be applied, and the match state; in a
+    worker, the watchdog that ends the worker when a move overruns."""
 
     def __init__(self, marker: int | None = None):
         self.pending_seat: int | None = None
         self.state = None
         self.marker = marker  # a file where a crash leaves the agent deciding (see _Running)
+        self.deadline: float | None = None  # when the armed watchdog ends the worker
 
     def on_action(self, state, seat, text):
         self.pending_seat = None
         self.state = state
+
+    def guard_move(self, limit: float | None) -> None:
+        """Before a move of at most ``limit`` seconds: make sure the worker is ended
+        if the move is still running ``limit * OVERRUN_FACTOR + OVERRUN_GRACE``
+        seconds later, and not before.
+
+        Arming faulthandler's watchdog starts a thread and cancelling it joins
+        one, a good part of a millisecond that cheap moves would pay every
+        time. So it is armed for twice the bound and armed again only when
+        less than one bound is left; :meth:`release` cancels it after the game.
+        """
+        if self.marker is None:
+            return
+        if limit is None:
+            self.release()
+            return
+        bound = limit * OVERRUN_FACTOR + OVERRUN_GRACE
+        now = time.monotonic()
+        if self.deadline is None or self.deadline - now < bound:
+            faulthandler.dump_traceback_later(2.0 * bound, exit=True, file=_devnull())
+            self.deadline = now + 2.0 * bound
+
+    def release(self) -> None:
+        """Cancel the watchdog (the game is over; an idle worker must live)."""
+        if self.deadline is not None:
+            faulthandler.cancel_dump_traceback_later()
+            self.deadline = None
 
 
 class _GuardedAgent:
@@ -260,23 +290,18 @@ class _GuardedAgent:
             and hasattr(signal, "setitimer")
             and threading.current_thread() is threading.main_thread()
         )
-        watchdog = self.watch.marker is not None and limit is not None
         if self.watch.marker is not None:
             os.pwrite(self.watch.marker, self.number.to_bytes(8, "little", signed=True), 0)
+        self.watch.guard_move(limit)  # a worker whose agent ignores the alarm (native code) is ended
         start = time.perf_counter()
         previous = None
         try:
             if alarm:
                 previous = signal.signal(signal.SIGALRM, _on_alarm)
                 signal.setitimer(signal.ITIMER_REAL, limit)
-            if watchdog:  # a worker whose agent ignores the alarm (native code) is ended
-                faulthandler.dump_traceback_later(limit * OVERRUN_FACTOR + OVERRUN_GRACE, exit=True,
-                                                  file=_devnull())
             try:
                 answer = method(argument)
             finally:
-                if watchdog:
-                    faulthandler.cancel_dump_traceback_later()
                 if alarm:
                     signal.setitimer(signal.ITIMER_REAL, 0)
                     signal.signal(signal.SIGALRM, previous)
@@ -328,7 +353,8 @@ def warm_up(setup: GameSetup, marker: int | None = None, builtin_only: bool = Fa
         _WARM.add(key)
         state = game.new_match(seed=WARM_UP_SEED)
         seat = state.to_move
-        guard = _GuardedAgent(agent, seat, limit, _Watch(marker), number)
+        watch = _Watch(marker)
+        guard = _GuardedAgent(agent, seat, limit, watch, number)
         try:
             if guard.cheating:
                 guard.decide_true_state(state)
@@ -336,6 +362,8 @@ def warm_up(setup: GameSetup, marker: int | None = None, builtin_only: bool = Fa
                 guard.act(state.view(seat))
         except Forfeit:
             pass
+        finally:
+            watch.release()
 
 
 # ------------------------------------------------------------------ one game
@@ -377,6 +405,8 @@ def play_game(setup: GameSetup, slot: GameSlot, marker: int | None = None) -> di
         if watch.pending_seat is None:
             raise
         forfeit = Forfeit(watch.pending_seat, f"illegal action: {err}")
+    finally:
+        watch.release()
     elapsed = time.perf_counter() - start
 
     line = _line_head(setup, slot)

@@ -67,3 +67,34 @@ def test_an_agent_stuck_in_native_code_past_the_move_time_is_ended_and_forfeits(
     (line,) = run_games(setup, slots, jobs=2)
     assert line["forfeit"]["agent"] == "test-spin"
     assert "worker process died" in line["forfeit"]["error"]
+
+
+def test_the_watchdog_is_armed_once_a_game_not_once_a_move(monkeypatch, tmp_path):
+    """Arming faulthandler's watchdog starts a thread: a worker arms it for twice
+    the overrun bound, arms it again only when less than one bound is left, and
+    cancels it when the game ends, so that an idle worker is never ended."""
+    from slagwerk.experiments import runner
+
+    calls = []
+    monkeypatch.setattr(runner.faulthandler, "dump_traceback_later",
+                        lambda seconds, **kwargs: calls.append(seconds))
+    monkeypatch.setattr(runner.faulthandler, "cancel_dump_traceback_later", lambda: calls.append("cancel"))
+    game = make_game("koetsieren", players=2)
+    setup = GameSetup("koetsieren", (("players", 2),), ("random", "heuristic"), unit="deal", seed=3,
+                      move_time=3.0)
+    slot = schedule(tables_for(2, game.n_players, False), 1)[0]
+    with open(tmp_path / "marker", "wb") as marker:
+        line = runner.play_game(setup, slot, marker.fileno())
+    bound = 3.0 * runner.OVERRUN_FACTOR + runner.OVERRUN_GRACE
+    assert sum(line["decisions"]) > 10
+    assert calls == [2 * bound, "cancel"]
+
+    watch = runner._Watch(marker=1)
+    times = [100.0, 100.0 + bound - 0.01, 100.0 + bound + 0.01]
+    monkeypatch.setattr(runner.time, "monotonic", lambda: times.pop(0) if len(times) > 1 else times[0])
+    calls.clear()
+    for _ in range(3):
+        watch.guard_move(3.0)
+    assert calls == [2 * bound, 2 * bound]  # armed at 100, again once less than a bound was left
+    watch.guard_move(None)  # a move without a limit must not be ended
+    assert calls[-1] == "cancel" and watch.deadline is None
