@@ -151,8 +151,8 @@ for name in sys.argv[2:]:
     game = make_game(name)
     state = game.new_match(seed=3)
     actions[name] = make("ismcts", game, seed=1).decide(state.view(state.to_move)).action
-registries = [m for m in ("numba.typed.dictimpl", "numba.np.polynomial.polynomial_functions")
-              if m in sys.modules]
+registries = [m for m in ("numba.typed.dictimpl", "numba.np.polynomial.polynomial_functions",
+                         "numba.np.arraymath", "scipy.linalg") if m in sys.modules]
 print(json.dumps({"actions": actions, "registries": registries}))
 """
 
@@ -166,8 +166,9 @@ def _first_decisions(way: str) -> dict:
 
 def test_cached_kernels_load_without_numbas_compiler_registries_and_decide_alike():
     """engine/jit.py: a warm process loads slagwerk's kernels after starting numba's
-    runtime alone (none of the compiler's registries are imported), and the loaded
-    kernels decide exactly as the same kernels loaded numba's own way."""
+    runtime alone (none of the compiler's registries, nor numba's NumPy support, are
+    imported), and the loaded kernels decide exactly as the same kernels loaded
+    numba's own way."""
     _first_decisions("light")  # compiles whatever the cache lacks
     light = _first_decisions("light")
     numba_way = _first_decisions("numba")
@@ -175,3 +176,18 @@ def test_cached_kernels_load_without_numbas_compiler_registries_and_decide_alike
     assert numba_way["registries"] != []  # the check above can see them
     assert set(light["actions"]) == set(GAME_NAMES)
     assert light["actions"] == numba_way["actions"]
+
+
+def test_a_kernel_compiled_afresh_gets_numbas_numpy_support_without_scipy_linalg(tmp_path):
+    """engine/jit.py: a cache miss loads numba's NumPy support (compiling needs it)
+    with scipy's linear algebra hidden from its BLAS probe."""
+    code = ("import sys\n"
+            "from slagwerk.engine.bits import mask_of, popcount\n"
+            "assert 'numba.np.arraymath' not in sys.modules\n"
+            "print(int(popcount(mask_of([1, 5, 9]))),\n"
+            "      'numba.np.arraymath' in sys.modules, 'scipy.linalg' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["3", "True", "False"]
+    assert any(tmp_path.rglob("*.nbi"))  # it really was compiled into the (empty) cache
