@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .defaults import DEFAULT_BOOTSTRAP
+
 ELO_PER_NAT = 400.0 / np.log(10.0)
 """Elo points per unit of log-strength (natural log odds)."""
 ELO_MEAN = 1500.0
@@ -38,7 +40,6 @@ PRIOR_DRAWS = 1.0
 """Virtual drawn groups between every pair of agents (regularises the fit)."""
 TIE_TOLERANCE = 1e-9
 """Group scores closer than this are a tie."""
-DEFAULT_BOOTSTRAP = 1000
 MAX_NEWTON_STEPS = 100
 
 

@@ -31,6 +31,7 @@ from ..engine import registry
 from ..engine.bits import derive_seed
 from ..engine.errors import SpecError
 from ..safe_files import SafeFileError
+from .defaults import DEFAULT_MOVE_TIME
 from .plots import import_in_background
 from .ratings import DEFAULT_BOOTSTRAP, Ratings, groups_from_lines, rate
 from .results import ResultsFolder, run_id
@@ -58,8 +59,6 @@ __all__ = [
     "run_tournament",
 ]
 
-DEFAULT_MOVE_TIME = 60.0
-"""Per-move time limit of tournament games, in seconds."""
 
 def points_meaning(game: str) -> str:
     """What a deal's points (docs/records.md ``points``) measure in ``game``, for tables."""

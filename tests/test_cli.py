@@ -109,3 +109,24 @@ def test_a_command_imports_only_its_own_module_and_help_lists_every_command():
     assert all(name in text for name in COMMAND_MODULES)
     _, text = run("tournamnet")
     assert "invalid choice: 'tournamnet'" in text
+
+
+def test_the_tournament_parser_imports_neither_numpy_nor_numba():
+    """``slagwerk tournament --help`` (and a mistyped flag) answers without loading the
+    engines: the defaults it shows come from ``experiments/defaults.py``."""
+    import subprocess
+    import sys
+
+    from slagwerk.experiments.defaults import DEFAULT_BOOTSTRAP
+
+    code = ("import sys\n"
+            "from slagwerk.cli import main\n"
+            "try:\n"
+            "    main(['tournament', '--help'])\n"
+            "except SystemExit:\n"
+            "    pass\n"
+            "print('numpy' in sys.modules, 'numba' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"(default {DEFAULT_BOOTSTRAP})" in done.stdout
+    assert done.stdout.split()[-2:] == ["False", "False"]

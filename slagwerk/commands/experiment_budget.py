@@ -43,8 +43,7 @@ def add_arguments(parser) -> None:
 
 def add_curve_arguments(parser, opponents_default: str = "heuristic") -> None:
     """The arguments every curve experiment shares."""
-    from ..experiments.ratings import DEFAULT_BOOTSTRAP
-    from ..experiments.tournament import DEFAULT_MOVE_TIME
+    from ..experiments.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MOVE_TIME
 
     parser.add_argument("--game", choices=GAME_NAMES, help="the game")
     parser.add_argument("--budgets", metavar="LIST",
@@ -87,7 +86,7 @@ def run_curve_command(args, kind: str, make_config) -> int:
     from ..agents.registry import resolve_spec_files
     from ..engine.errors import OptionError
     from ..experiments.budget import load_config, parse_budgets, run_curve
-    from ..experiments.ratings import DEFAULT_BOOTSTRAP
+    from ..experiments.defaults import DEFAULT_BOOTSTRAP
     from ..experiments.runner import ExperimentError
 
     if args.jobs == 0 or args.jobs < -1:
@@ -176,7 +175,7 @@ def _or(value, default):
 
 
 def _move_time(args) -> float | None:
-    from ..experiments.tournament import DEFAULT_MOVE_TIME
+    from ..experiments.defaults import DEFAULT_MOVE_TIME
 
     move_time = _or(args.move_time, DEFAULT_MOVE_TIME)
     return move_time if move_time > 0 else None

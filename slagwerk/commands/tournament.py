@@ -33,8 +33,7 @@ RESULTS_ROOT = Path("slagwerk-results")
 
 
 def add_parser(subparsers) -> None:
-    from ..experiments.ratings import DEFAULT_BOOTSTRAP
-    from ..experiments.tournament import DEFAULT_MOVE_TIME
+    from ..experiments.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MOVE_TIME
 
     parser = subparsers.add_parser(
         "tournament", help="rank agents on duplicate deals (no arguments: every game, built-in agents)",
@@ -103,15 +102,14 @@ def default_agents(game) -> list[str]:
 
 
 def run(args) -> int:
-    from ..experiments.ratings import DEFAULT_BOOTSTRAP
+    from ..experiments.defaults import DEFAULT_BOOTSTRAP
     from ..experiments.results import ResultsFolder, claim_folder
-    from ..experiments.runner import ExperimentError
     from ..experiments.tournament import TournamentConfig, run_tournament
 
     common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                   progress=not args.quiet)
     if args.jobs == 0 or args.jobs < -1:
-        raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
+        raise OptionError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
     load_agent_sources(args, _move_time(args))  # plugins and --bot bots, before any spec is checked
     if args.resume:
         folders = _resume_folders(Path(args.resume), ResultsFolder)
