@@ -1,8 +1,8 @@
 """Defaults the experiments share with their commands.
 
-This module imports nothing, so a command line can show them in its help
-while it builds its parser, before a run imports numpy, numba or the agents
-(``slagwerk tournament`` starts its worker processes in between).
+This module imports nothing, so a command can show them in its help
+without importing numpy, numba and the agents (``slagwerk tournament
+--help`` and a mistyped flag answer at once).
 """
 
 DEFAULT_MOVE_TIME = 60.0

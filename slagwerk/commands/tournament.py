@@ -171,7 +171,7 @@ def _or(value, default):
 
 
 def _move_time(args) -> float | None:
-    from ..experiments.tournament import DEFAULT_MOVE_TIME
+    from ..experiments.defaults import DEFAULT_MOVE_TIME
 
     move_time = _or(args.move_time, DEFAULT_MOVE_TIME)
     return move_time if move_time > 0 else None
