@@ -112,8 +112,8 @@ def test_a_command_imports_only_its_own_module_and_help_lists_every_command():
 
 
 def test_the_tournament_parser_imports_neither_numpy_nor_numba():
-    """``slagwerk tournament --help`` (and a mistyped flag) answers without loading the
-    engines: the defaults it shows come from ``experiments/defaults.py``."""
+    """``slagwerk tournament --help`` answers without loading the engines: the defaults
+    it shows come from ``experiments/defaults.py``."""
     import subprocess
     import sys
 
