@@ -8,10 +8,11 @@ second, a fifth of a warm ``slagwerk bot`` start on the project's two-core
 machine. The check only picks how ``np.correlate`` and ``np.convolve``
 multiply floats inside kernels (a BLAS call or a loop); ``np.dot`` and
 ``np.linalg`` in kernels still find scipy when they are compiled. So before
-slagwerk's first kernel compiles (the cache lacks it) or loads numba's way,
-those implementations are loaded with ``scipy.linalg`` hidden for the
-moment, unless something imported it already. A warm process, whose kernels
-all load the light way below, never imports them at all (about 0.09 s).
+a cached kernel compiles (the cache lacks it) or loads numba's way (another
+package's kernels always do), those implementations are loaded with
+``scipy.linalg`` hidden for the moment, unless something imported it
+already. A warm process, whose kernels all load the light way below, never
+imports them at all (about 0.09 s).
 
 **Cached kernels loaded without numba's compiler registries.** Before it
 loads a kernel from its cache, numba refreshes its typing and lowering
@@ -59,6 +60,7 @@ def _load_cached_kernels_lightly() -> None:
     def load_overload(self, sig, target_context):
         code = getattr(getattr(self, "_py_func", None), "__code__", None)
         if code is None or not code.co_filename.startswith(KERNEL_FOLDERS):
+            _load_numpy_support()  # numba's way imports it: without scipy.linalg, as for ours
             return numba_load(self, sig, target_context)
         try:
             rtsys.initialize(target_context)
