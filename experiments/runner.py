@@ -526,16 +526,73 @@ class _Running:
 
 
 def start_workers(setup: GameSetup, jobs: int = 1, backend: str = "loky") -> None:
-    """Start the local worker processes and let each load the kernels and warm its
-    agents up (see :func:`warm_up`), so that a progress bar started afterwards
-    counts games only. joblib's loky backend keeps these workers for the run."""
+    """Start the local worker processes, with the kernels loaded and the built-in
+    agents warmed up (see :func:`warm_up`), so that a progress bar started
+    afterwards counts games only. The workers are kept for later runs."""
     if backend != "loky" or jobs == 1:
+        return
+    if _can_fork():
+        _forked_pool(setup, jobs)
         return
     from joblib import Parallel, delayed, effective_n_jobs
 
     ensure_compiled([setup.game])  # compiles here once when cold, filling numba's disk cache for the workers
     workers = effective_n_jobs(jobs)
     Parallel(n_jobs=jobs)(delayed(warm_up)(setup, None, True) for _ in range(workers))
+
+
+def _can_fork() -> bool:
+    """Local workers are forked where fork is safe and cheap (Linux); elsewhere
+    joblib's loky starts fresh interpreters."""
+    return sys.platform.startswith("linux") and os.environ.get("SLAGWERK_WORKERS") != "loky"
+
+
+_POOL: dict = {}
+"""The forked workers of this process: ``{"key": (size, games), "pool": executor}``."""
+
+
+def _forked_pool(setup: GameSetup, jobs: int):
+    """Worker processes forked from this one, which loads the game's kernels and
+    warms slagwerk's own agents up first: every worker starts with them, instead
+    of importing numba and loading the kernels itself (about a second each,
+    while the other workers play), and knows the games registered here. Kept
+    for later runs of the same size while the registered games stay the same."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from joblib import effective_n_jobs
+
+    from ..engine.registry import game_names
+
+    key = (effective_n_jobs(jobs), game_names())
+    warm_up(setup, None, True)  # kernels loaded here are loaded in every worker forked below
+    if _POOL.get("key") != key:
+        _drop_pool()
+        _POOL.update(key=key, pool=ProcessPoolExecutor(key[0], mp_context=get_context("fork"),
+                                                       initializer=_forked_worker))
+    return _POOL["pool"]
+
+
+def _forked_worker() -> None:
+    # Ctrl-C is the harness's to handle: it ends the workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    faulthandler.disable()  # a crashing agent dies quietly, as in a fresh interpreter
+    _die_with_parent()
+
+
+def _drop_pool() -> None:
+    """End the forked workers at once (games in flight are abandoned)."""
+    pool = _POOL.pop("pool", None)
+    _POOL.clear()
+    if pool is None:
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+    for process in processes:
+        process.join()
 
 
 def run_games(setup: GameSetup, slots: list[GameSlot], jobs: int = 1, backend: str = "loky",
@@ -574,7 +631,7 @@ def run_games(setup: GameSetup, slots: list[GameSlot], jobs: int = 1, backend: s
         finally:
             client.close()  # the connection only: a cluster given by address keeps running
         return
-    from joblib.externals.loky.process_executor import BrokenProcessPool
+    from concurrent.futures.process import BrokenProcessPool  # loky's is a subclass
 
     with tempfile.TemporaryDirectory(prefix="slagwerk-running-") as folder:
         running = _Running(folder)
@@ -582,9 +639,7 @@ def run_games(setup: GameSetup, slots: list[GameSlot], jobs: int = 1, backend: s
         while remaining:
             finished = set()
             try:
-                parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
-                for lines in parallel(delayed(_play_many)(setup, part, folder)
-                                      for part in _chunks(remaining, chunk)):
+                for lines in _play_parts(setup, _chunks(remaining, chunk), jobs, folder):
                     finished.update(line["index"] for line in lines)
                     yield from lines
                 return
@@ -597,6 +652,28 @@ def run_games(setup: GameSetup, slots: list[GameSlot], jobs: int = 1, backend: s
                 for slot in [slot for slot in remaining if slot.index in in_flight]:
                     yield _alone(setup, slot, running, in_flight[slot.index])
                 remaining = [slot for slot in remaining if slot.index not in in_flight]
+
+
+def _play_parts(setup: GameSetup, parts: list[list[GameSlot]], jobs: int, folder: str):
+    """Yield each part's result lines as the local workers finish them (any order)."""
+    if not _can_fork():
+        from joblib import Parallel, delayed
+
+        parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
+        yield from parallel(delayed(_play_many)(setup, part, folder) for part in parts)
+        return
+    from concurrent.futures import as_completed
+
+    pool = _forked_pool(setup, jobs)
+    futures = [pool.submit(_play_many, setup, part, folder) for part in parts]
+    done = False
+    try:
+        for future in as_completed(futures):
+            yield future.result()
+        done = True
+    finally:
+        if not done:  # interrupted, abandoned or a worker died: no game may outlive the run
+            _drop_pool()
 
 
 def _alone(setup: GameSetup, slot: GameSlot, running: _Running, agent: int) -> dict:
