@@ -391,6 +391,21 @@ def close_all() -> None:
         close(name)
 
 
+def _forget_inherited() -> None:
+    """In a forked child: the connections are the parent's. Close only this
+    process's copies of their pipes and sockets (the parent's bots keep
+    running); the child starts its own when it needs one."""
+    global _LOCK
+    _LOCK = threading.Lock()  # another thread of the parent may have held it
+    for client in list(_CLIENTS.values()):
+        client.forget()
+    _CLIENTS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_inherited)
+
+
 def _encode(request: dict) -> bytes:
     """A request as compact UTF-8 JSON. orjson, because the harness encodes a whole view
     per decision, and the standard library's encoder was its largest share of the
@@ -401,7 +416,7 @@ def _encode(request: dict) -> bytes:
 class _Connection(ABC):
     """What both transports share: request ids and turning any failure into a fault
     after which the connection is closed (the next request starts afresh). Each
-    transport supplies :meth:`_exchange` and :meth:`close`."""
+    transport supplies :meth:`_exchange`, :meth:`close` and :meth:`forget`."""
 
     def __init__(self, bot: BotDefinition):
         self.bot = bot
@@ -468,6 +483,10 @@ class _Connection(ABC):
     @abstractmethod
     def close(self) -> None:
         """End the connection (and the bot's process, for a program)."""
+
+    @abstractmethod
+    def forget(self) -> None:
+        """In a forked child: let go of the parent's connection, leaving it open there."""
 
 
 def _parent_death_signal():
@@ -569,6 +588,16 @@ class _StdioClient(_Connection):
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+        self._close_pipes(proc)
+
+    def forget(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            proc.returncode = 0  # not this process's child: never waited for here
+            self._close_pipes(proc)
+
+    @staticmethod
+    def _close_pipes(proc) -> None:
         for stream in (proc.stdin, proc.stdout):
             with contextlib.suppress(OSError):
                 stream.close()
@@ -618,3 +647,6 @@ class _HttpClient(_Connection):
         conn, self.conn = self.conn, None
         if conn is not None:
             conn.close()
+
+    def forget(self) -> None:
+        self.close()  # closes this process's copy of the socket only: no shutdown

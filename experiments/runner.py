@@ -347,9 +347,9 @@ def warm_up(setup: GameSetup, marker: int | None = None, builtin_only: bool = Fa
         key = (setup.game, setup.options, spec)
         if key in _WARM or (numbers is not None and number not in numbers):
             continue
-        agent = make(spec, game, seed=WARM_UP_SEED)
-        if builtin_only and not type(agent).__module__.startswith("slagwerk."):
+        if builtin_only and not _builtin(spec):
             continue
+        agent = make(spec, game, seed=WARM_UP_SEED)
         _WARM.add(key)
         state = game.new_match(seed=WARM_UP_SEED)
         seat = state.to_move
@@ -364,6 +364,17 @@ def warm_up(setup: GameSetup, marker: int | None = None, builtin_only: bool = Fa
             pass
         finally:
             watch.release()
+
+
+def _builtin(spec: str) -> bool:
+    """Whether ``spec`` names one of slagwerk's own agents: not a plugin's, and not
+    an external bot (making one starts its process or connection)."""
+    from ..agents.external import ExternalAgent
+    from ..agents.registry import AGENTS, parse_spec
+
+    cls = AGENTS.get(parse_spec(spec)[0])
+    return (isinstance(cls, type) and cls.__module__.startswith("slagwerk.")
+            and not issubclass(cls, ExternalAgent))
 
 
 # ------------------------------------------------------------------ one game

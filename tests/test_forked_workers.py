@@ -2,7 +2,8 @@
 harness after it has loaded the game's kernels; elsewhere (and with
 ``SLAGWERK_WORKERS=loky``) joblib's loky starts fresh interpreters. Both play
 the same games as one process, and Ctrl-C ends a run of either at once,
-keeping every finished game and leaving no worker behind."""
+keeping every finished game and leaving no worker behind. A forked child
+never talks to its parent's bot processes."""
 
 from __future__ import annotations
 
@@ -14,7 +15,11 @@ import sys
 import time
 
 import pytest
+from registry_guard import own_registry  # noqa: F401 (autouse: bots registered here are removed)
 
+from paths import REPO
+from slagwerk.agents import external, make
+from slagwerk.engine import make_game
 from slagwerk.experiments import runner
 from slagwerk.experiments.runner import GameSetup, run_games
 from slagwerk.experiments.seating import schedule, tables_for
@@ -99,3 +104,30 @@ def _running(pid: int) -> bool:
             return fh.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
     except FileNotFoundError:
         return False
+
+
+def _bot_in_child() -> tuple[list[str], int, bool]:
+    """In a forked child: the connections it inherited, and a decision of its own."""
+    inherited = list(external._CLIENTS)
+    game = make_game("coins")
+    state = game.new_match(seed=2)
+    action = make("prog", game).act(state.view(state.to_move))
+    return inherited, external._CLIENTS["prog"].proc.pid, action in state.view(state.to_move)["legal_actions"]
+
+
+def test_a_forked_child_starts_its_own_bot_and_leaves_the_parents_connection_working():
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    external.register_bots([f"prog={sys.executable} {REPO / 'docs' / 'examples' / 'minimal_bot.py'}"])
+    game = make_game("coins")
+    state = game.new_match(seed=1)
+    agent = make("prog", game)
+    agent.act(state.view(state.to_move))
+    parent_bot = external._CLIENTS["prog"].proc.pid
+    with ProcessPoolExecutor(1, mp_context=get_context("fork")) as pool:
+        inherited, child_bot, legal = pool.submit(_bot_in_child).result()
+    assert inherited == [] and legal and child_bot != parent_bot
+    assert external._CLIENTS["prog"].proc.pid == parent_bot
+    view = state.view(state.to_move)
+    assert agent.act(view) in view["legal_actions"]  # its pipes are still this process's
