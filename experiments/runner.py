@@ -1,11 +1,12 @@
-"""Playing the games of an experiment: one game per task, faults as forfeits, joblib workers.
+"""Playing the games of an experiment: one game per task, faults as forfeits, worker processes.
 
 :func:`play_game` plays one scheduled game (a :class:`~.seating.GameSlot`)
-and returns its result line; :func:`run_games` runs many on joblib (local
-processes, or a Dask cluster through joblib's Dask backend) and yields the
-lines as games finish. Every seed comes from the experiment's seed and the
-game's place in the schedule, never from the worker, so the results are the
-same for any number of workers.
+and returns its result line; :func:`run_games` runs many on local worker
+processes (forked from this one on Linux, joblib's loky elsewhere) or a Dask
+cluster (through joblib's Dask backend) and yields the lines as games
+finish. Every seed comes from the experiment's seed and the game's place in
+the schedule, never from the worker, so the results are the same for any
+number of workers.
 
 Seeds: the deals of duplicate group ``g`` come from ``derive_seed(seed, g)``
 (the same cards in every rotation of the group); the agent in seat ``s`` of
@@ -610,8 +611,9 @@ def run_games(setup: GameSetup, slots: list[GameSlot], jobs: int = 1, backend: s
               scheduler: str | None = None, chunk: int = 1):
     """Yield the result line of every game in ``slots`` as it finishes (any order).
 
-    ``jobs`` worker processes (``-1``: all cores) on joblib's ``loky``
-    backend; ``jobs=1`` plays in this process. ``backend="dask"`` sends the
+    ``jobs`` local worker processes (``-1``: all cores) with the ``loky``
+    backend: forked from this process on Linux (see :func:`start_workers`),
+    else joblib's loky; ``jobs=1`` plays in this process. ``backend="dask"`` sends the
     games to the Dask scheduler at ``scheduler`` (``None``: a local cluster)
     through joblib's Dask backend. ``chunk`` games travel together to a
     worker (results arrive chunk by chunk).

@@ -72,7 +72,7 @@ def add_run_options(parser: argparse.ArgumentParser, move_time: float = 0.0, *,
     parser.add_argument("--jobs", type=int, default=-1,
                         help="worker processes (default: all cores; 1 plays in this process)")
     parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                        help="joblib backend: local processes (default) or a Dask cluster")
+                        help="local worker processes (default; forked on Linux) or a Dask cluster")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask scheduler address for --backend dask (default: a local cluster)")
     parser.add_argument("--move-time", type=float, default=None if resumable else move_time,
