@@ -576,8 +576,8 @@ def _forked_pool(setup: GameSetup, jobs: int):
 
     from ..engine.registry import game_names
 
-    key = (effective_n_jobs(jobs), game_names())
     warm_up(setup, None, True)  # kernels loaded here are loaded in every worker forked below
+    key = (effective_n_jobs(jobs), game_names())  # after warm_up: a plugin may register a game
     if _POOL.get("key") != key:
         _drop_pool()
         _POOL.update(key=key, pool=ProcessPoolExecutor(key[0], mp_context=get_context("fork"),
