@@ -24,7 +24,8 @@ from slagwerk.experiments import runner
 from slagwerk.experiments.runner import GameSetup, run_games
 from slagwerk.experiments.seating import schedule, tables_for
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked on Linux only")
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="Linux only: forked workers, /proc")
 
 
 def _setup():
