@@ -343,6 +343,45 @@ def test_state_from_view_rejects_impossible_views():
         game.state_from_view({k: v for k, v in view.items() if k != "hand"})
 
 
+def _balance(won: bool, coins: int) -> float:
+    return coins if won else -K.COINS_GIVEN_WEIGHT * coins
+
+
+def _expected_balance(array, card: int) -> float:
+    """The heuristic's value of ``card`` for the seat to move, card by card."""
+    seat = int(array[K.TO_MOVE])
+    unseen = (1 << 48) - 1 & ~int(array[K.HANDS + seat]) & ~int(array[K.GONE])
+    cards = [c for c in range(48) if unseen >> c & 1]
+    trick = [int(c) for c in array[K.TRICK:K.TRICK + int(array[K.N_IN_TRICK])]]
+    if len(trick) == 2:
+        outcomes = [(trick[0], trick[1], card)]
+    elif len(trick) == 1:
+        outcomes = [(trick[0], card, c2) for c2 in cards]
+    else:
+        outcomes = [(card, c1, c2) for c1 in cards for c2 in cards if c1 != c2]
+    total = sum(_balance(int(K.TRICK_WINNER[t]) == len(trick), int(K.coins_in(*t))) for t in outcomes)
+    return total / len(outcomes) - K.RANK_COST * (card % 12)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 47))
+def test_heuristic_counts_every_reply_exactly(seed, moves):
+    """The heuristic's expected balances, counted per suit, equal the averages
+    over every third card (second hand) and every ordered pair of replies
+    (lead), and it plays the first best card."""
+    game = make_game("coins")
+    state = game.new_match(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        state.apply(state.legal_actions()[int(rng.integers(len(state.legal_actions())))])
+    actions = np.array(sorted(int(a) for a in state.legal_actions()), dtype=np.int64)
+    scores = np.empty(len(actions))
+    K.action_scores(state.array, make_rng(0), actions, len(actions), scores)
+    expected = [_expected_balance(state.array, int(a)) for a in actions]
+    assert scores == pytest.approx(expected, abs=1e-12)
+    assert K.heuristic_action(state.array, make_rng(0)) == actions[int(np.argmax(scores))]
+
+
 # ----------------------------------------------------------------- strength
 
 def test_heuristic_beats_random_over_seat_rotated_matches():

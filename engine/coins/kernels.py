@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..bits import ONE, ZERO, bit, kth_bit, popcount, rand_below, random_card, select_bit
+from ..bits import ONE, ZERO, bit, popcount, rand_below, random_card, select_bit
 from ..common import (
     begin_deal,
     end_deal,
@@ -266,95 +266,161 @@ def determinize(state, observer, rng):
 
 # ------------------------------------------------------------ heuristic policy
 
-HEURISTIC_LEAD_SAMPLES = 24
-"""Pairs of unseen cards sampled to judge a lead (the two replies)."""
 RANK_COST = 0.04
 """Coins of value charged per rank step of the card spent (keep high cards)."""
 COINS_GIVEN_WEIGHT = 0.5
 """How much a coin taken by an opponent counts against the mover."""
+SUIT_MASK_LOW = np.uint64((1 << N_RANKS) - 1)
+
+
+@njit(cache=True, inline="always")
+def _is_coins(suit):
+    return 1.0 if suit == SUIT_COINS else 0.0
+
+
+@njit(cache=True, inline="always")
+def _outcome(won, coins):
+    """The mover's balance of a trick holding ``coins`` coins: taken, or given away."""
+    return coins if won else -COINS_GIVEN_WEIGHT * coins
+
+
+@njit(cache=True, inline="always")
+def _in_suit(mask, suit):
+    return popcount((np.uint64(mask) >> np.uint64(suit * N_RANKS)) & SUIT_MASK_LOW)
+
+
+@njit(cache=True, inline="always")
+def _suit_counts(mask):
+    """Cards of ``mask`` per suit, as a tuple."""
+    return (_in_suit(mask, 0), _in_suit(mask, 1), _in_suit(mask, 2), _in_suit(mask, 3))
+
+
+@njit(cache=True, inline="always")
+def _third_suit_wins(suit, other, third):
+    """With three suits in a trick, whether ``suit``'s card wins (the missing suit
+    beats the one after it)."""
+    return suit == (6 - suit - other - third + 1) % N_SUITS
 
 
 @njit(cache=True)
-def _card_value(state, seat, card, unseen, rng):
-    """Expected coin balance of playing ``card`` now, judged by ``seat``."""
-    n = state[N_IN_TRICK]
-    total = 0.0
-    count = 0
+def _suit_terms(c0, trick_size, s, beats_lead, counts):
+    """``(q, l, k)``: the sum of the mover's balance over every unseen reply
+    (second hand: each third card; lead: each ordered pair of replies) of a
+    card of suit ``s`` is ``q * b * (b - 1) + l * b + k``, ``b`` the unseen
+    cards of its suit below it, ``counts`` the unseen cards per suit
+    (:func:`_suit_counts`). The rule's cases (:func:`trick_winner_position`)
+    are counted per suit, so a card costs a few operations, not a loop over
+    the unseen cards. ``c0`` is the lead (second hand) and ``beats_lead``
+    whether the card is above it (it matters only in the lead's suit).
+    """
+    w1 = 1.0 + COINS_GIVEN_WEIGHT
+    mine = _is_coins(s)
+    n_s = counts[s]
+    if trick_size == 1:
+        s0 = suit_of(c0)
+        if s == s0:
+            # A third card of the suit: the highest of the three wins.
+            q, l, k = 0.0, 0.0, _outcome(False, 3.0 * mine) * n_s
+            if beats_lead:
+                l, k = 3.0 * mine * w1, -COINS_GIVEN_WEIGHT * 3.0 * mine * n_s
+            for t in range(N_SUITS):  # two of a suit: the higher of the two
+                if t != s:
+                    k += counts[t] * _outcome(beats_lead, 2.0 * mine + _is_coins(t))
+            return q, l, k
+        # The lead's suit again: the odd card (the mover's) never wins.
+        k = counts[s0] * _outcome(False, 2.0 * _is_coins(s0) + mine)
+        # The mover's suit again: the higher of the mover's card and the third.
+        pair = _is_coins(s0) + 2.0 * mine
+        k -= COINS_GIVEN_WEIGHT * pair * n_s
+        for t in range(N_SUITS):
+            if t != s and t != s0:  # three suits
+                k += counts[t] * _outcome(_third_suit_wins(s, s0, t), _is_coins(s0) + mine + _is_coins(t))
+        return 0.0, pair * w1, k
+    # Lead. Both replies of its suit: the leader wins when both are lower.
+    q = 3.0 * mine * w1
+    k = -COINS_GIVEN_WEIGHT * 3.0 * mine * n_s * (n_s - 1)
+    one_of_suit = 0.0
+    for t in range(N_SUITS):
+        if t == s:
+            continue
+        n_t = counts[t]
+        # One reply of the lead's suit (either order): the higher of those two wins.
+        one_of_suit += 2.0 * n_t * (2.0 * mine + _is_coins(t))
+        # Both of another suit: the leader's card is the odd one and loses.
+        k += n_t * (n_t - 1) * _outcome(False, mine + 2.0 * _is_coins(t))
+        for u in range(N_SUITS):
+            if u != s and u != t:  # three suits
+                k += n_t * counts[u] * _outcome(_third_suit_wins(s, t, u), mine + _is_coins(t) + _is_coins(u))
+    return q, one_of_suit * w1, k - COINS_GIVEN_WEIGHT * one_of_suit * n_s
+
+
+@njit(cache=True)
+def _card_values(state, cards, n, out):
+    """The heuristic's value of playing each of ``cards[:n]`` now into ``out[:n]``:
+    the expected coin balance of the trick (coins taken less
+    :data:`COINS_GIVEN_WEIGHT` per coin handed to an opponent) for the seat to
+    move, the cards it cannot see taken as spread uniformly, less
+    :data:`RANK_COST` per rank. Cards in suit order share their suit's terms."""
+    seat = state[TO_MOVE]
+    unseen = ALL_CARDS & ~np.uint64(state[HANDS + seat]) & ~np.uint64(state[GONE])
+    counts = _suit_counts(unseen)
     n_unseen = popcount(unseen)
-    if n == 2:
-        c0, c1 = state[TRICK], state[TRICK + 1]
-        pos = TRICK_WINNER[c0, c1, card]
-        coins = coins_in(c0, c1, card)
-        total = coins if pos == 2 else -COINS_GIVEN_WEIGHT * coins
-        count = 1
-    elif n == 1:
-        c0 = state[TRICK]
-        m = unseen
-        while m != ZERO:
-            low = m & (~m + ONE)
-            c2 = popcount(low - ONE)
-            m ^= low
-            coins = coins_in(c0, card, c2)
-            pos = TRICK_WINNER[c0, card, c2]
-            total += coins if pos == 1 else -COINS_GIVEN_WEIGHT * coins
-            count += 1
-    else:
-        for _ in range(HEURISTIC_LEAD_SAMPLES):
-            if n_unseen < 2:
-                break
-            c1 = kth_bit(unseen, rand_below(rng, n_unseen))
-            rest = unseen & ~bit(c1)
-            c2 = kth_bit(rest, rand_below(rng, n_unseen - 1))
-            coins = coins_in(card, c1, c2)
-            pos = TRICK_WINNER[card, c1, c2]
-            total += coins if pos == 0 else -COINS_GIVEN_WEIGHT * coins
-            count += 1
-    value = total / count if count > 0 else 0.0
-    return value - RANK_COST * rank_of(card)
+    trick_size = state[N_IN_TRICK]
+    c0 = state[TRICK]
+    replies = float(n_unseen if trick_size == 1 else n_unseen * (n_unseen - 1))
+    key = -1
+    q, l, k = 0.0, 0.0, 0.0
+    for i in range(n):
+        card = cards[i]
+        value = 0.0
+        if trick_size == 2:
+            c1 = state[TRICK + 1]
+            value = _outcome(TRICK_WINNER[c0, c1, card] == 2, float(coins_in(c0, c1, card)))
+        elif replies > 0:
+            s = suit_of(card)
+            beats_lead = trick_size == 1 and card > c0
+            if s * 2 + beats_lead != key:
+                key = s * 2 + beats_lead
+                q, l, k = _suit_terms(c0, trick_size, s, beats_lead, counts)
+            b = _in_suit(unseen & (bit(card) - ONE), s)
+            value = (q * b * (b - 1) + l * b + k) / replies
+        out[i] = value - RANK_COST * rank_of(card)
 
 
 @njit(cache=True)
 def heuristic_action(state, rng):
-    """The heuristic player's card for the seat to move.
+    """The heuristic player's card for the seat to move: the first (lowest) card
+    of best :func:`_card_values`.
 
     Reads only what that seat can see: its own hand, the cards played this
-    deal and the trick on the table. For each card it estimates the coin
+    deal and the trick on the table. For each card it counts the coin
     balance of the trick (coins it takes minus half the coins it hands to an
-    opponent), assuming the unseen cards are spread uniformly: exactly when
-    playing last, over every possible third card when second, and over
-    sampled replies when leading. The suit cycle is exploited through the
-    trick rule itself. A small charge per rank keeps high cards for later, so
-    among equally good cards the cheapest is played: it wins coin tricks with
-    the cheapest winner and sheds useless low cards otherwise.
+    opponent), assuming the unseen cards are spread uniformly: exactly, over
+    every possible third card when second and every pair of replies when
+    leading (counted per suit, not card by card). The suit cycle is exploited
+    through the trick rule itself. A small charge per rank keeps high cards
+    for later, so among equally good cards the cheapest is played: it wins
+    coin tricks with the cheapest winner and sheds useless low cards
+    otherwise. ``rng`` is not used.
     """
-    seat = state[TO_MOVE]
-    hand = np.uint64(state[HANDS + seat])
-    unseen = ALL_CARDS & ~hand & ~np.uint64(state[GONE])
-    best = np.int64(-1)
-    best_value = -1e18
-    m = hand
-    while m != ZERO:
-        low = m & (~m + ONE)
-        card = popcount(low - ONE)
-        m ^= low
-        value = _card_value(state, seat, card, unseen, rng)
-        if value > best_value:
-            best_value = value
-            best = card
-    return best
+    cards = np.empty(HAND_SIZE, np.int64)
+    values = np.empty(HAND_SIZE)
+    n = legal_actions(state, cards)
+    _card_values(state, cards, n, values)
+    best = 0
+    for i in range(1, n):
+        if values[i] > values[best]:
+            best = i
+    return cards[best] if n > 0 else np.int64(-1)
 
 
 @njit(cache=True)
 def action_scores(state, rng, actions, n, out):
     """The heuristic's value of each of the legal ``actions[:n]`` (cards) into
-    ``out[:n]`` (:func:`_card_value`, coins); :func:`heuristic_action` plays
+    ``out[:n]`` (:func:`_card_values`, coins); :func:`heuristic_action` plays
     the first best. The opponent model of ``belief=inferred`` is a softmax
-    over these. Leads are judged on replies drawn from ``rng``, card by card
-    in the order given, as the heuristic does."""
-    seat = state[TO_MOVE]
-    unseen = ALL_CARDS & ~np.uint64(state[HANDS + seat]) & ~np.uint64(state[GONE])
-    for i in range(n):
-        out[i] = _card_value(state, seat, actions[i], unseen, rng)
+    over these. ``rng`` is not used."""
+    _card_values(state, actions, n, out)
 
 
 # ------------------------------------------------------------ belief replay
