@@ -289,6 +289,17 @@ def position(seat_hand, trick, leader, won, first, last, tricks_done=0, dealer=0
     return game.state_from_view(view, seed=0)
 
 
+def test_heuristic_miss_chance_is_the_hypergeometric_product():
+    """The heuristic's chance that ``drawn`` random cards of ``pool`` miss ``marked``
+    ones (from log-factorials) equals the product of quotients, for every count."""
+    for pool in range(K.DECK_SIZE + 1):
+        for marked in range(pool + 1):
+            for drawn in range(2 * K.HAND_SIZE + 1):
+                product = 1.0 if marked == 0 or drawn == 0 else 0.0 if pool - marked < drawn else np.prod(
+                    [(pool - marked - i) / (pool - i) for i in range(drawn)])
+                assert K._none_drawn(pool, marked, drawn) == pytest.approx(product, rel=1e-12, abs=1e-15)
+
+
 def heuristic_card(state) -> str:
     return ALUETTE_DECK.name(int(contract.heuristic_action(state.array, make_rng(0))))
 

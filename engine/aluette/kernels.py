@@ -19,6 +19,8 @@ Every kernel follows the engine contract of :mod:`slagwerk.engine.contract`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -397,17 +399,21 @@ PARTNER_HELP = 0.5
 """Chance credited to a following partner who holds a stronger card actually taking the trick."""
 
 
-@njit(cache=True)
+LOG_FACTORIAL = np.array([math.lgamma(k + 1.0) for k in range(DECK_SIZE + 1)])
+"""``log(k!)`` for every count of cards."""
+
+
+@njit(cache=True, inline="always")
 def _none_drawn(pool, marked, drawn):
-    """Probability that ``drawn`` cards taken at random from ``pool`` miss all ``marked`` ones."""
+    """Probability that ``drawn`` cards taken at random from ``pool`` miss all ``marked``
+    ones: ``(pool - marked)! (pool - drawn)! / ((pool - marked - drawn)! pool!)``, from
+    logarithms (one ``exp``, not a product of ``drawn`` quotients)."""
     if marked <= 0 or drawn <= 0:
         return 1.0
     if pool - marked < drawn:
         return 0.0
-    p = 1.0
-    for i in range(drawn):
-        p *= (pool - marked - i) / (pool - i)
-    return p
+    return np.exp(LOG_FACTORIAL[pool - marked] + LOG_FACTORIAL[pool - drawn]
+                  - LOG_FACTORIAL[pool - marked - drawn] - LOG_FACTORIAL[pool])
 
 
 @njit(cache=True)
