@@ -63,6 +63,10 @@ def test_bench_reports_ismcts_iterations_against_playouts(capsys):
     assert [row["game"] for row in search] == ["coins"]
     assert search[0]["implementation"] == "numba"
     assert search[0]["per_second"] > 0 and search[0]["ratio_to_random_playout"] > 0
+    belief = {row["benchmark"]: row for row in rows if row["benchmark"].endswith("_inferred")}
+    assert set(belief) == {"ismcts_iteration_inferred", "ismcts_deal_inferred"}
+    assert all(row["ratio_to_uniform"] > 0 for row in belief.values())
+    assert "45 card decisions of one deal" in belief["ismcts_deal_inferred"]["note"]
 
 
 def test_jobs_bench_times_one_and_two_workers_against_two_separate_processes():
