@@ -7,7 +7,7 @@ import numpy as np
 from ..replay import OpponentModel, ReplayScript, deal_start, script
 from . import kernels as K
 
-MODEL = OpponentModel(score_weight=1.7578, best_weight=1.5115, temperature=2.0, particles=128)
+MODEL = OpponentModel(score_weight=1.1244, best_weight=2.0794, temperature=2.0, particles=128)
 """This game's opponent model for ``belief=inferred`` (how it was chosen: docs/beliefs.md)."""
 
 
