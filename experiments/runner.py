@@ -38,6 +38,7 @@ changes no result.
 
 from __future__ import annotations
 
+import atexit
 import faulthandler
 import os
 import re
@@ -582,6 +583,10 @@ def _forked_pool(setup: GameSetup, jobs: int):
         _drop_pool()
         _POOL.update(key=key, pool=ProcessPoolExecutor(key[0], mp_context=get_context("fork"),
                                                        initializer=_forked_worker))
+        # Ended before the interpreter tears its modules down: the executor's own
+        # clean-up at exit would otherwise print an ignored exception.
+        atexit.unregister(_drop_pool)
+        atexit.register(_drop_pool)
     return _POOL["pool"]
 
 
