@@ -696,25 +696,57 @@ def _play_parts(setup: GameSetup, parts: list[list[GameSlot]], jobs: int, folder
 
 def _alone(setup: GameSetup, slot: GameSlot, running: _Running, agent: int) -> dict:
     """Play a game that was in flight when a worker died, alone in a fresh worker;
-    if it kills that worker too, it is a forfeit (see :func:`run_games`)."""
-    from joblib import Parallel, delayed
-    from joblib.externals.loky.process_executor import BrokenProcessPool
+    if it kills that worker too, it is a forfeit (see :func:`run_games`).
 
+    The worker is this replay's own, never a reused pool's: a pool that has just
+    lost a worker can miss that its replacement died (a run once waited for
+    loky's five-minute idle timeout there)."""
+    from concurrent.futures.process import BrokenProcessPool  # loky's is a subclass
+
+    if _can_fork():
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
+        pool = ProcessPoolExecutor(1, mp_context=get_context("fork"), initializer=_forked_worker)
+    else:
+        from joblib.externals.loky import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(1)
     try:
-        return Parallel(n_jobs=2)(delayed(_play_many)(setup, [slot], running.folder) for _ in (0,))[0][0]
-    except BrokenProcessPool as err:
-        agent = running.in_flight().get(slot.index, agent)
-        seat = slot.seats.index(agent) if agent in slot.seats else 0
-        return crash_line(setup, slot, seat, _crash_cause(err))
+        future = pool.submit(_play_many, setup, [slot], running.folder)
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        try:
+            return future.result()[0]
+        except BrokenProcessPool as err:
+            agent = running.in_flight().get(slot.index, agent)
+            seat = slot.seats.index(agent) if agent in slot.seats else 0
+            return crash_line(setup, slot, seat, _crash_cause(err, processes))
+    finally:
+        pool.shutdown(wait=True)
 
 
-def _crash_cause(err: Exception) -> str:
-    """How a worker died, from loky's error (its exit code, e.g. ``SIGSEGV(-11)``)."""
-    text = str(err)
-    found = re.search(r"exit codes of the workers are (\{[^}]*\})", text)
-    if found:
-        return f"exit code {found[1]}"
-    return one_line(f"{type(err).__name__}: {text}")
+def _crash_cause(err: Exception, processes: list) -> str:
+    """How the worker died: its exit code, by signal name where a signal ended it
+    (e.g. ``SIGSEGV``), else the executor's error."""
+    for process in processes:
+        code = _exit_code(process)
+        if code is not None and code < 0:
+            try:
+                return f"exit code {signal.Signals(-code).name}({code})"
+            except ValueError:
+                return f"exit code {code}"
+        if code:
+            return f"exit code {code}"
+    return one_line(f"{type(err).__name__}: {err}")
+
+
+def _exit_code(process) -> int | None:
+    """The process's exit code once it is known. The executor's own thread reaps
+    the process too; while it does, ``exitcode`` can read None for a moment."""
+    deadline = time.monotonic() + 5
+    while process.exitcode is None and time.monotonic() < deadline:
+        process.join(timeout=0.05)
+    return process.exitcode
 
 
 def _chunks(slots: list[GameSlot], chunk: int) -> list[list[GameSlot]]:
