@@ -7,8 +7,11 @@ Errors in the user's input (``SlagwerkError``) are printed as one line
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
+import os
 import sys
+import threading
 
 from . import __version__
 
@@ -65,5 +68,29 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def entry() -> None:
+    """The ``slagwerk`` console command: :func:`main`, then a quick end.
+
+    Once the command is done and the exit handlers have run (worker pools,
+    multiprocessing, logging), the process ends without tearing the
+    interpreter down: freeing numba's and LLVM's objects one by one cost every
+    command 0.1-0.15 s, a sixth of a warm ``slagwerk bot`` answer. Files are
+    closed by their ``with`` blocks long before; a command that leaves a
+    thread running ends the usual way, after it.
+    """
+    code = main()
+    if any(thread.is_alive() and not thread.daemon for thread in threading.enumerate()
+           if thread is not threading.main_thread()):
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    for stream in {sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__}:
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can reach it
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

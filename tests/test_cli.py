@@ -134,3 +134,44 @@ def test_the_tournament_parser_imports_neither_numpy_nor_numba():
     assert done.returncode == 0, done.stderr
     assert f"(default {DEFAULT_BOOTSTRAP})" in done.stdout
     assert done.stdout.split()[-2:] == ["False", "False"]
+
+
+ENDS_QUICKLY = """
+import atexit, os, sys, threading, time
+from slagwerk import cli
+
+class Finalized:
+    def __del__(self):
+        os.write(1, b" torn-down")
+
+witness = Finalized()  # finalized only when the interpreter is torn down
+atexit.register(lambda: sys.stdout.write(" handler-ran"))
+sys.stdout.write("buffered")  # still in the buffer when the command ends
+if sys.argv[1] == "thread":  # a thread still running when the command is done
+    command_done = threading.Event()
+    main = cli.main
+    cli.main = lambda: (main(), command_done.set())[0]
+    threading.Thread(target=lambda: (command_done.wait(), time.sleep(0.3),
+                                     sys.__stdout__.write(" thread-done"))).start()
+sys.argv = ["slagwerk", "bot", "--time-limit-ms", "0"]
+cli.entry()
+"""
+
+
+@pytest.mark.parametrize("left_running", ["nothing", "thread"])
+def test_the_console_command_ends_without_tearing_down_after_exit_handlers_and_threads(left_running):
+    """``slagwerk`` (``cli.entry``) skips the interpreter's teardown once the command
+    is done, but only after the exit handlers ran and the output was flushed; a
+    thread still running is waited for, the usual way."""
+    import subprocess
+    import sys
+
+    request = json.dumps({"id": 1, "type": "hello"}) + "\n"
+    done = subprocess.run([sys.executable, "-c", ENDS_QUICKLY, left_running], input=request,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert '"id": 1' in done.stdout and "buffered" in done.stdout and "handler-ran" in done.stdout
+    if left_running == "thread":
+        assert "thread-done" in done.stdout and "torn-down" in done.stdout
+    else:
+        assert "torn-down" not in done.stdout
