@@ -64,8 +64,9 @@ _BELIEF = {
     "belief_temperature": ParamSpec(float, 0.0, "temperature of the opponent model of belief=inferred "
                                     "(1: as fitted to real play; higher trusts it less); 0 uses the "
                                     "game's value", 0.0, MAX_TEMPERATURE),
-    "belief_particles": ParamSpec(int, 0, "worlds replayed and resampled by belief=inferred; "
-                                  "0 uses the game's default", 0, 10000, cap="max_worlds"),
+    "belief_particles": ParamSpec(int, 0, "worlds replayed and resampled by belief=inferred "
+                                  "(and by uniform where the game's determinize misses public facts: "
+                                  "Kozel); 0 uses the game's default", 0, 10000, cap="max_worlds"),
     "belief_score_weight": ParamSpec(float, GAME_MODEL, "opponent model of belief=inferred: weight of "
                                      "the heuristic's score of an action (-1 uses the game's model)",
                                      GAME_MODEL, MAX_MODEL_WEIGHT),
@@ -137,22 +138,28 @@ class _SearchAgent(Agent):
     def _belief(self, state: State, view: dict) -> tuple:
         """The worlds to search (None: determinize) and the belief's statistics."""
         mode = self.config["belief"]
+        # A game whose determinize misses some public facts replays the history even
+        # for a uniform belief, without an opponent model: hard information only.
+        exact = state.game.info.determinize_uses_whole_history
         try:
-            script = state.game.replay_script(view) if mode != "uniform" else None
+            script = state.game.replay_script(view) if mode != "uniform" or not exact else None
         except (TypeError, KeyError, ValueError, IndexError) as err:  # a malformed history entry
             raise InvalidViewError(f"the view's history cannot be replayed: {err}") from None
         if mode == "auto":
             mode = "inferred" if script is not None and script.inferred_by_default else "uniform"
-        if mode == "uniform":
+        if mode == "uniform" and script is None:
             return None, {"belief": "uniform"}
-        script = self._own_model(script)
-        temperature = self.config["belief_temperature"] or (
-            script.temperature if script is not None else 1.0)
+        if mode == "uniform":
+            temperature = float("inf")
+        else:
+            script = self._own_model(script)
+            temperature = self.config["belief_temperature"] or (
+                script.temperature if script is not None else 1.0)
         belief = infer(state, script, state.to_move, temperature=temperature,
                        particles=self.config["belief_particles"] or (
                            script.particles if script is not None else DEFAULT_PARTICLES),
                        seed=derive_seed(self.decision_seed(view), BELIEF_SEED))
-        stats = {"belief": "inferred" if belief.worlds is not None else "uniform (no world replayed)",
+        stats = {"belief": mode if belief.worlds is not None else "uniform (no world replayed)",
                  "belief_agreed": belief.agreed, "belief_effective": round(belief.effective, 2),
                  "belief_seconds": round(belief.seconds, 6)}
         return belief.worlds, stats

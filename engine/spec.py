@@ -59,6 +59,10 @@ class GameInfo:
     observation: str = ""
     """The module of its observation encoding and compact action index for
     environments (:mod:`slagwerk.engine.encoding`); empty: none."""
+    determinize_uses_whole_history: bool = True
+    """Every world of the game's ``determinize`` agrees with the deal's whole
+    public history. False (Kozel: earlier tricks' molodka questions) has
+    ``belief=uniform`` keep only worlds in which the history replays."""
 
     def __post_init__(self):
         if not self.name.isidentifier() or self.name != self.name.lower():

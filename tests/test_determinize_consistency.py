@@ -106,7 +106,7 @@ def test_determinized_worlds_replay_the_public_history(name):
     (docs/rules.md §3.11 for Kozel's questions). Kozel's ``determinize``
     checks the current trick's questions only, so a world may disagree with
     an earlier trick's questions: that stays rare (measured about 2%), and
-    the inferred belief drops those worlds (next test)."""
+    the beliefs drop those worlds, the uniform one too (tests below)."""
     game = make_game(name)
     rng = make_rng(7)
     disagree = 0
@@ -222,3 +222,45 @@ def test_belief_auto_infers_where_the_game_says_so(monkeypatch):
     assert decision.stats["belief"] == "inferred"
     assert make("ismcts:iterations=20,belief=uniform", game, seed=2).decide(
         state.view(seat)).stats["belief"] == "uniform"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_uniform_agents_search_only_worlds_that_agree_with_the_history(name, monkeypatch):
+    """``belief=uniform`` keeps all the hard information of the history in every game.
+    Where ``determinize`` misses some (the game's ``determinize_uses_whole_history``;
+    Kozel: earlier tricks' molodka questions, above), the agent searches the worlds
+    of a hard-information belief instead, which all agree; elsewhere it
+    determinizes, and the tests above find no world that disagrees."""
+    from slagwerk.agents import search_agents
+
+    game = make_game(name)
+    searched = []
+
+    def searching(state, seat, worlds=None, **kwargs):
+        searched.append(worlds)
+        return ismcts(state, seat, worlds=worlds, **kwargs)
+
+    monkeypatch.setattr(search_agents, "ismcts", searching)
+    agent = make("ismcts:iterations=20,belief=uniform,belief_particles=12", game, seed=2)
+    exact = game.info.determinize_uses_whole_history
+    assert exact == (name != "kozel")
+    checked = 0
+    for state, seat in _positions(game, 60, seed=47):
+        if len(state.legal_actions()) < 2:
+            continue
+        view = state.view(seat)
+        decision = agent.decide(view)
+        worlds = searched.pop()
+        if exact:
+            assert worlds is None and decision.stats["belief"] == "uniform"
+            continue
+        assert worlds is not None and decision.stats["belief"] == "uniform"
+        for world in worlds:
+            shown = game.view(State(game, world.copy()), seat)
+            # A world is a state array without the history: the replay made it, so the
+            # position it reached must show the seat everything else of its view.
+            assert {k: v for k, v in shown.items() if k not in ("history", "legal_actions")} == {
+                k: v for k, v in view.items() if k not in ("history", "legal_actions")}, \
+                f"{name}: a searched world disagrees"
+            checked += 1
+    assert exact or checked >= 300

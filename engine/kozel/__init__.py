@@ -23,5 +23,6 @@ INFO = GameInfo(
     hides_actions=True,  # discards are face down
     playout_free_of_refcounts=False,  # its large action kernels are calls (inlining them: +6%)
     test_options=({}, {"first_dealer": 3}),
+    determinize_uses_whole_history=False,  # earlier tricks' molodka questions: the replay checks them
     rules="docs/rules.md §3",
 )

@@ -872,8 +872,9 @@ def determinize(state, observer, rng):
     - each face-down discard stays in its trick, so the piles are recounted.
 
     What past questions revealed about earlier hands is not used here: the
-    inferred belief (:mod:`slagwerk.search.belief`) replays the deal's
-    history in each world and drops those that disagree with it.
+    beliefs (:mod:`slagwerk.search.belief`; in this game ``uniform`` too, see
+    ``determinize_uses_whole_history``) replay the deal's history in each
+    world and drop those that disagree with it.
     """
     face_up = np.uint64(state[FACE_UP])
     tricks = state[TRICKS_DONE]
