@@ -147,7 +147,7 @@ class _SearchAgent(Agent):
             raise InvalidViewError(f"the view's history cannot be replayed: {err}") from None
         if mode == "auto":
             mode = "inferred" if script is not None and script.inferred_by_default else "uniform"
-        if mode == "uniform" and script is None:
+        if mode == "uniform" and (exact or script is None):
             return None, {"belief": "uniform"}
         if mode == "uniform":
             temperature = float("inf")

@@ -242,6 +242,7 @@ def test_uniform_agents_search_only_worlds_that_agree_with_the_history(name, mon
 
     monkeypatch.setattr(search_agents, "ismcts", searching)
     agent = make("ismcts:iterations=20,belief=uniform,belief_particles=12", game, seed=2)
+    by_default = make("ismcts:iterations=20,belief_particles=12", game, seed=2)  # belief=auto
     exact = game.info.determinize_uses_whole_history
     assert exact == (name != "kozel")
     checked = 0
@@ -249,6 +250,9 @@ def test_uniform_agents_search_only_worlds_that_agree_with_the_history(name, mon
         if len(state.legal_actions()) < 2:
             continue
         view = state.view(seat)
+        if not game.replay_script(view).inferred_by_default:  # auto is uniform: the same worlds
+            by_default.decide(view)
+            assert (searched.pop() is None) == exact
         decision = agent.decide(view)
         worlds = searched.pop()
         if exact:
