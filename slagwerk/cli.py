@@ -74,7 +74,7 @@ def entry() -> None:
     Once the command is done and the exit handlers have run (worker pools,
     multiprocessing, logging), the process ends without tearing the
     interpreter down: freeing numba's and LLVM's objects one by one cost every
-    command 0.1-0.15 s, a sixth of a warm ``slagwerk bot`` answer. Files are
+    command 0.1-0.25 s, a sixth or more of a warm ``slagwerk bot`` answer. Files are
     closed by their ``with`` blocks long before; a command that leaves a
     thread running ends the usual way, after it.
     """
