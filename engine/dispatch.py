@@ -16,21 +16,19 @@ another game's kernels, and costs nothing in the compiled loops.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from numba import typeof, types
-from numba.core.errors import NumbaIRAssumptionWarning, TypingError
+from numba.core.errors import TypingError
 from numba.extending import overload
 
 from .bits import rand_below
 from .errors import OptionError
 from .registry import info_by_id, kernels_by_id
 
-# Inlining these overloads (which keeps reference counting out of the playout
-# loops) trips a pedantic self-check in numba's SSA pass ("variable ... is not
-# in scope") that does not affect the compiled code: users need not see it.
-warnings.filterwarnings("ignore", category=NumbaIRAssumptionWarning)
+# These overloads (but one) are not inlined into their callers in numba's IR:
+# each compiles once per game as a small function that LLVM links in.
+# Inlining them re-ran numba's passes over the game's kernels at every call
+# site, about three times each, which was half of a cold start.
 
 
 def _module(g, name: str):
@@ -52,8 +50,8 @@ def _python_call(name: str):
                     f"game's own kernels: contract.kernels_of(state))")
 
 
-# One Python-side name and one overload per contract kernel: numba's inliner cannot
-# forward ``*args`` through a closure, so the argument lists are written out.
+# One Python-side name and one overload per contract kernel, argument lists
+# written out.
 
 
 def random_deal(g, state, rng, out):
@@ -61,7 +59,7 @@ def random_deal(g, state, rng, out):
     _python_call("random_deal")
 
 
-@overload(random_deal, prefer_literal=True, inline="always")
+@overload(random_deal, prefer_literal=True)
 def _random_deal(g, state, rng, out):
     kernel = _kernel(g, "random_deal")
     return lambda g, state, rng, out: kernel(state, rng, out)
@@ -72,7 +70,7 @@ def apply_deal(g, state, deal):
     _python_call("apply_deal")
 
 
-@overload(apply_deal, prefer_literal=True, inline="always")
+@overload(apply_deal, prefer_literal=True)
 def _apply_deal(g, state, deal):
     kernel = _kernel(g, "apply_deal")
     return lambda g, state, deal: kernel(state, deal)
@@ -83,7 +81,7 @@ def legal_actions(g, state, out):
     _python_call("legal_actions")
 
 
-@overload(legal_actions, prefer_literal=True, inline="always")
+@overload(legal_actions, prefer_literal=True)
 def _legal_actions(g, state, out):
     kernel = _kernel(g, "legal_actions")
     return lambda g, state, out: kernel(state, out)
@@ -94,10 +92,22 @@ def apply_action(g, state, action):
     _python_call("apply_action")
 
 
-@overload(apply_action, prefer_literal=True, inline="always")
+def apply_action_inlined(g, state, action):
+    """The game's ``apply_action`` written into the caller rather than called,
+    for the random playout loop only: there a call per action cost a quarter to
+    a third of the playout. Every inlined call re-runs numba's passes over the
+    game's action kernels while compiling, so everything else calls
+    :func:`apply_action`."""
+    _python_call("apply_action_inlined")
+
+
 def _apply_action(g, state, action):
     kernel = _kernel(g, "apply_action")
     return lambda g, state, action: kernel(state, action)
+
+
+overload(apply_action, prefer_literal=True)(_apply_action)
+overload(apply_action_inlined, prefer_literal=True, inline="always")(_apply_action)
 
 
 def returns(g, state, objective, out):
@@ -105,7 +115,7 @@ def returns(g, state, objective, out):
     _python_call("returns")
 
 
-@overload(returns, prefer_literal=True, inline="always")
+@overload(returns, prefer_literal=True)
 def _returns(g, state, objective, out):
     kernel = _kernel(g, "returns")
     return lambda g, state, objective, out: kernel(state, objective, out)
@@ -116,7 +126,7 @@ def determinize(g, state, observer, rng):
     _python_call("determinize")
 
 
-@overload(determinize, prefer_literal=True, inline="always")
+@overload(determinize, prefer_literal=True)
 def _determinize(g, state, observer, rng):
     kernel = _kernel(g, "determinize")
     return lambda g, state, observer, rng: kernel(state, observer, rng)
@@ -127,7 +137,7 @@ def heuristic_action(g, state, rng):
     _python_call("heuristic_action")
 
 
-@overload(heuristic_action, prefer_literal=True, inline="always")
+@overload(heuristic_action, prefer_literal=True)
 def _heuristic_action(g, state, rng):
     kernel = _kernel(g, "heuristic_action")
     return lambda g, state, rng: kernel(state, rng)
@@ -139,7 +149,7 @@ def action_scores(g, state, rng, actions, n, out):
     _python_call("action_scores")
 
 
-@overload(action_scores, prefer_literal=True, inline="always")
+@overload(action_scores, prefer_literal=True)
 def _action_scores(g, state, rng, actions, n, out):
     module = _module(g, "action_scores")
     kernel = getattr(module, "action_scores", None)
@@ -161,7 +171,12 @@ def random_action(g, state, rng, actions):
     _python_call("random_action")
 
 
-@overload(random_action, prefer_literal=True, inline="always")
+def random_action_inlined(g, state, rng, actions):
+    """:func:`random_action` written into the caller, for the random playout
+    loop only (see :func:`apply_action_inlined`)."""
+    _python_call("random_action_inlined")
+
+
 def _random_action(g, state, rng, actions):
     module = _module(g, "random_action")
     fast = getattr(module, "random_action", None)
@@ -175,13 +190,17 @@ def _random_action(g, state, rng, actions):
     return pick
 
 
+overload(random_action, prefer_literal=True)(_random_action)
+overload(random_action_inlined, prefer_literal=True, inline="always")(_random_action)
+
+
 def observed_actions(g, state, actions, n, observer, keys):
     """The game's optional ``observed_actions``; False (``keys`` untouched) for a
     game whose actions are all seen whole."""
     _python_call("observed_actions")
 
 
-@overload(observed_actions, prefer_literal=True, inline="always")
+@overload(observed_actions, prefer_literal=True)
 def _observed_actions(g, state, actions, n, observer, keys):
     kernel = getattr(_module(g, "observed_actions"), "observed_actions", None)
     if kernel is None:
@@ -196,7 +215,7 @@ def deal_from_world(g, world, template, rng, out):
     _python_call("deal_from_world")
 
 
-@overload(deal_from_world, prefer_literal=True, inline="always")
+@overload(deal_from_world, prefer_literal=True)
 def _deal_from_world(g, world, template, rng, out):
     kernel = getattr(_module(g, "deal_from_world"), "deal_from_world", None)
     if kernel is None:
@@ -211,7 +230,7 @@ def history_action(g, world, state, key):
     _python_call("history_action")
 
 
-@overload(history_action, prefer_literal=True, inline="always")
+@overload(history_action, prefer_literal=True)
 def _history_action(g, world, state, key):
     kernel = getattr(_module(g, "history_action"), "history_action", None)
     if kernel is None:
@@ -225,7 +244,7 @@ def _constant(name: str, value_of):
 
     python_side.__name__ = python_side.__qualname__ = name
 
-    @overload(python_side, prefer_literal=True, inline="always")
+    @overload(python_side, prefer_literal=True)
     def _choose(g):
         value = value_of(_module(g, name))
         return lambda g: value
@@ -246,9 +265,24 @@ deal_size = _constant("deal_size", lambda m: np.int64(m.DEAL_SIZE))
 _SPECIALISED: dict[tuple, object] = {}
 
 
+class Constant(int):
+    """An argument of :func:`specialize` compiled as a constant, like the game
+    id: the generic kernel can then choose code while compiling (the playout
+    policy), and compiles once for each value it is given."""
+
+    __slots__ = ()
+
+
+def constant(value: int) -> Constant:
+    """``value`` marked to be compiled as a constant by :func:`specialize`
+    (pass the plain value, or the marked one, when calling the kernel)."""
+    return Constant(value)
+
+
 def specialize(kernel, game_id: int, *args):
     """The generic ``kernel`` compiled (or loaded from the cache) for game
-    ``game_id`` and the types of ``args``; call it as ``fn(game_id, *args)``.
+    ``game_id`` and the types of ``args`` (the values of those marked with
+    :func:`constant`); call it as ``fn(game_id, *args)``.
 
     :raises OptionError: for an unknown game id, before anything compiles.
     """
@@ -256,7 +290,7 @@ def specialize(kernel, game_id: int, *args):
     compiled = _SPECIALISED.get(key)
     if compiled is None:
         game_id = info_by_id(game_id).game_id
-        argtypes = tuple(typeof(a) for a in args)
+        argtypes = tuple(types.literal(int(a)) if type(a) is Constant else typeof(a) for a in args)
         compiled = _SPECIALISED[key] = kernel.compile((types.literal(game_id), *argtypes))
     return compiled
 
@@ -264,6 +298,8 @@ def specialize(kernel, game_id: int, *args):
 def _type_key(value):
     """What decides ``value``'s numba type, found faster than ``typeof`` (which
     costs about 10 microseconds an array, paid at every search call)."""
+    if type(value) is Constant:
+        return Constant, int(value)
     if isinstance(value, np.ndarray):
         flags = value.flags
         return value.dtype.str, value.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable, \

@@ -9,7 +9,8 @@ for simulations and ``slagwerk bench`` times them.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from . import dispatch
 from .common import copy_into
@@ -41,8 +42,12 @@ def playout(g, state, objective, policy, rng, actions, deal_buffer):
 def play_deal(g, state, policy, rng, actions):
     """Play the current deal to its end under ``policy`` (in place); return the
     number of actions."""
-    if policy == POLICY_RANDOM:
-        return random_loop(g, state, rng, actions)
+    return _policy_loop(g, policy, state, rng, actions)
+
+
+@njit(cache=True)
+def heuristic_loop(g, state, rng, actions):
+    """Play the current deal to its end with the game's heuristic; return the actions."""
     steps = 0
     while state[TO_MOVE] >= 0:
         dispatch.apply_action(g, state, dispatch.heuristic_action(g, state, rng))
@@ -50,14 +55,36 @@ def play_deal(g, state, policy, rng, actions):
     return steps
 
 
+def _policy_loop(g, policy, state, rng, actions):
+    """The loop of ``policy``: chosen while compiling when ``policy`` is a
+    compile-time constant (``dispatch.constant``), so a search with random
+    playouts never compiles the game's heuristic; else at run time."""
+    raise TypeError("playout._policy_loop runs only inside numba kernels")
+
+
+@overload(_policy_loop, prefer_literal=True)
+def _choose_policy_loop(g, policy, state, rng, actions):
+    if isinstance(policy, types.IntegerLiteral):
+        loop = random_loop if policy.literal_value == POLICY_RANDOM else heuristic_loop
+        return lambda g, policy, state, rng, actions: loop(g, state, rng, actions)
+
+    def either(g, policy, state, rng, actions):
+        if policy == POLICY_RANDOM:
+            return random_loop(g, state, rng, actions)
+        return heuristic_loop(g, state, rng, actions)
+
+    return either
+
+
 # The random loop is what playouts spend their time in. Compiled for one game
-# it is free of reference counting on ``state`` and ``rng`` for every game
-# whose action kernels inline (tests/test_playout_codegen.py): a kernel on
-# the path that allocates, calls a non-inlined kernel that branches over the
-# state or divides by a runtime value brings an atomic increment and
-# decrement of the state's reference count into every action. The loop test
-# is one comparison written out: someone is to move exactly while a deal is
-# in progress, and an inlined helper for it brought the counting back.
+# it counts references on ``state`` and ``rng`` once per call, never per
+# action, for every game whose action kernels inline into their dispatch
+# function (tests/test_playout_codegen.py): a kernel on the path that
+# allocates, calls a non-inlined kernel that branches over the state or
+# divides by a runtime value brings an atomic increment and decrement of the
+# state's reference count into every action. The loop test is one comparison
+# written out: someone is to move exactly while a deal is in progress, and an
+# inlined helper for it brought the counting back.
 
 
 @njit(cache=True)
@@ -65,7 +92,7 @@ def random_loop(g, state, rng, actions):
     """Play the current deal to its end uniformly at random; return the actions."""
     steps = 0
     while state[TO_MOVE] >= 0:
-        dispatch.apply_action(g, state, dispatch.random_action(g, state, rng, actions))
+        dispatch.apply_action_inlined(g, state, dispatch.random_action_inlined(g, state, rng, actions))
         steps += 1
     return steps
 

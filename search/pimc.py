@@ -225,8 +225,9 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
     budget = int(worlds) if worlds is not None else UNLIMITED_ITERATIONS
     pool = (np.empty((0, root.shape[0]), np.int64) if worlds_from is None
             else np.ascontiguousarray(worlds_from))
-    kernel = dispatch.specialize(pimc_worlds, game, root, seat, budget, per_world, flag, c, policy,
-                                 objective_code, rng, tree.nodes, tree.values, tree.meta, root_actions,
+    kernel = dispatch.specialize(pimc_worlds, game, root, seat, budget, per_world, flag, c,
+                                 dispatch.constant(policy), objective_code, rng, tree.nodes, tree.values,
+                                 tree.meta, root_actions,
                                  n_root, visit_sums, mean_sums, worlds_tried, 0.0, np.zeros(1, np.int64),
                                  pool)
     start = time.perf_counter()  # the kernel is loaded (or compiled) by now: untimed

@@ -311,7 +311,7 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
             copy_into(state, root)
             if determinize_each:
                 dispatch.determinize(g, state, seat, rng)
-        node = ROOT
+        node = np.int64(ROOT)  # not the constant's own type: callees then compile once, not twice
         path[0] = ROOT
         depth = 0
         while True:
@@ -536,9 +536,9 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
     game = int(root[GAME])
     budget = int(iterations) if iterations is not None else UNLIMITED_ITERATIONS
     pool = np.empty((0, root.shape[0]), np.int64) if worlds is None else np.ascontiguousarray(worlds)
-    kernel = dispatch.specialize(run_iterations_in, game, root, seat, flag, budget, c, policy,
-                                 objective_code, rng, tree.nodes, tree.values, tree.meta, 0.0,
-                                 np.zeros(1, np.int64), pool)
+    kernel = dispatch.specialize(run_iterations_in, game, root, seat, flag, budget, c,
+                                 dispatch.constant(policy), objective_code, rng, tree.nodes, tree.values,
+                                 tree.meta, 0.0, np.zeros(1, np.int64), pool)
     start = time.perf_counter()  # the kernel is loaded (or compiled) by now: untimed
     with interruptible() as stop:
         done = kernel(game, root, seat, flag, budget, c, policy, objective_code, rng, tree.nodes,

@@ -1,12 +1,14 @@
-"""The random playout loops compile without reference counting.
+"""The random playout loops compile without reference counting per action.
 
 Playouts are what search and ``slagwerk bench`` spend their time in. When a
 kernel on their path allocates, calls a non-inlined kernel that branches
 over the state, or divides by a runtime value (its zero-division exit),
 numba keeps an atomic increment and decrement of the state's reference
 count on every action: in Coins that alone cost a third of the playout
-time. Speed itself is measured by ``slagwerk bench``, never asserted here;
-this checks the generated code, which does not depend on the machine's load.
+time. Counting once per call (the arguments taken on entry and released on
+return) costs nothing measurable. Speed itself is measured by ``slagwerk
+bench``, never asserted here; this checks the generated code, which does
+not depend on the machine's load.
 """
 
 from __future__ import annotations
@@ -46,7 +48,48 @@ def test_random_playout_loop_has_no_reference_counting(info):
     rng, actions = make_rng(1), np.zeros(64, np.int64)
     compiled = loop.compile((types.literal(info.game_id), typeof(state), typeof(rng), typeof(actions)))
     assert compiled(info.game_id, state, rng, actions) == 0
-    body = own_function_ir(loop)
-    assert "@NRT_incref" not in body and "@NRT_decref" not in body, (
+    _header, entry, *rest = re.split(r"\n(?=[\w.]+:)", own_function_ir(loop))  # basic blocks
+    taken, released = entry.count("@NRT_incref"), "".join(rest).count("@NRT_decref")
+    assert "@NRT_incref" not in "".join(rest) and released == taken, (
         f"the {info.name} playout loop counts references on every action"
     )
+
+
+@pytest.mark.parametrize("policy, used, unused", [
+    (playout.POLICY_RANDOM, "random_loop", "heuristic_loop"),
+    (playout.POLICY_HEURISTIC, "heuristic_loop", "random_loop"),
+    (None, "random_loop", "heuristic_loop"),  # chosen at run time: both compile
+])
+def test_a_constant_playout_policy_compiles_only_its_own_loop(policy, used, unused):
+    # A search with random playouts (the default) then never compiles the
+    # game's heuristic: a cold start saves its whole compile time.
+    info = game_infos()[0]
+    deal = numba.njit(playout.play_deal.py_func)
+    state = make_game(info.name).new_match().array
+    rng, actions = make_rng(1), np.zeros(64, np.int64)
+    policy_type = types.int64 if policy is None else types.literal(policy)
+    deal.compile((types.literal(info.game_id), typeof(state), policy_type, typeof(rng), typeof(actions)))
+    module = deal.inspect_llvm(deal.signatures[0])
+    assert used in module
+    assert (unused in module) == (policy is None)
+
+
+@pytest.mark.parametrize("playout_name, policy", [("random", playout.POLICY_RANDOM),
+                                                  ("heuristic", playout.POLICY_HEURISTIC)])
+def test_searches_compile_their_playout_policy_as_a_constant(monkeypatch, playout_name, policy):
+    from slagwerk.engine import dispatch
+    from slagwerk.search.ismcts import ismcts
+    from slagwerk.search.pimc import pimc
+
+    constants = []
+    specialize = dispatch.specialize
+
+    def recording(kernel, game_id, *args):
+        constants.extend((kernel.py_func.__name__, int(a)) for a in args if type(a) is dispatch.Constant)
+        return specialize(kernel, game_id, *args)
+
+    monkeypatch.setattr(dispatch, "specialize", recording)
+    state = make_game("coins").new_match(seed=3)
+    ismcts(state, iterations=8, playout=playout_name, seed=1)
+    pimc(state, worlds=2, iterations_per_world=4, playout=playout_name, seed=1)
+    assert constants == [("run_iterations_in", policy), ("pimc_worlds", policy)]
