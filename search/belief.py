@@ -183,7 +183,7 @@ def infer_worlds(g, root, seat, start, template, seats, keys, betas, rng, pool, 
         while weights[i] == 0.0 and i > 0:  # rounding at the top end
             i -= 1
             cumulative -= weights[i + 1]
-        pool[j, :] = particles[i]
+        copy_into(pool[j], particles[i])
         u += step
     return agreed
 
