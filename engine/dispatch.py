@@ -25,10 +25,10 @@ from .bits import rand_below
 from .errors import OptionError
 from .registry import info_by_id, kernels_by_id
 
-# These overloads (but one) are not inlined into their callers in numba's IR:
-# each compiles once per game as a small function that LLVM links in.
-# Inlining them re-ran numba's passes over the game's kernels at every call
-# site, about three times each, which was half of a cold start.
+# These overloads (but the two ``*_inlined`` ones) are not inlined into their
+# callers in numba's IR: each compiles once per game as a small function that
+# LLVM links in. Inlining them re-ran numba's passes over the game's kernels
+# at every call site, about three times each, which was half of a cold start.
 
 
 def _module(g, name: str):
@@ -267,22 +267,17 @@ _SPECIALISED: dict[tuple, object] = {}
 
 class Constant(int):
     """An argument of :func:`specialize` compiled as a constant, like the game
-    id: the generic kernel can then choose code while compiling (the playout
-    policy), and compiles once for each value it is given."""
+    id (``Constant(policy)``): the generic kernel can then choose code while
+    compiling, and compiles once for each value it is given. Call the kernel
+    with the plain value or the marked one."""
 
     __slots__ = ()
-
-
-def constant(value: int) -> Constant:
-    """``value`` marked to be compiled as a constant by :func:`specialize`
-    (pass the plain value, or the marked one, when calling the kernel)."""
-    return Constant(value)
 
 
 def specialize(kernel, game_id: int, *args):
     """The generic ``kernel`` compiled (or loaded from the cache) for game
     ``game_id`` and the types of ``args`` (the values of those marked with
-    :func:`constant`); call it as ``fn(game_id, *args)``.
+    :class:`Constant`); call it as ``fn(game_id, *args)``.
 
     :raises OptionError: for an unknown game id, before anything compiles.
     """

@@ -57,7 +57,7 @@ def heuristic_loop(g, state, rng, actions):
 
 def _policy_loop(g, policy, state, rng, actions):
     """The loop of ``policy``: chosen while compiling when ``policy`` is a
-    compile-time constant (``dispatch.constant``), so a search with random
+    compile-time constant (``dispatch.Constant``), so a search with random
     playouts never compiles the game's heuristic; else at run time."""
     raise TypeError("playout._policy_loop runs only inside numba kernels")
 

@@ -226,7 +226,7 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
     pool = (np.empty((0, root.shape[0]), np.int64) if worlds_from is None
             else np.ascontiguousarray(worlds_from))
     kernel = dispatch.specialize(pimc_worlds, game, root, seat, budget, per_world, flag, c,
-                                 dispatch.constant(policy), objective_code, rng, tree.nodes, tree.values,
+                                 dispatch.Constant(policy), objective_code, rng, tree.nodes, tree.values,
                                  tree.meta, root_actions,
                                  n_root, visit_sums, mean_sums, worlds_tried, 0.0, np.zeros(1, np.int64),
                                  pool)

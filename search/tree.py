@@ -537,7 +537,7 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
     budget = int(iterations) if iterations is not None else UNLIMITED_ITERATIONS
     pool = np.empty((0, root.shape[0]), np.int64) if worlds is None else np.ascontiguousarray(worlds)
     kernel = dispatch.specialize(run_iterations_in, game, root, seat, flag, budget, c,
-                                 dispatch.constant(policy), objective_code, rng, tree.nodes, tree.values,
+                                 dispatch.Constant(policy), objective_code, rng, tree.nodes, tree.values,
                                  tree.meta, 0.0, np.zeros(1, np.int64), pool)
     start = time.perf_counter()  # the kernel is loaded (or compiled) by now: untimed
     with interruptible() as stop:
