@@ -45,7 +45,8 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from ..engine import dispatch
 from ..engine.bits import make_rng, rand_below
@@ -83,11 +84,34 @@ def log_action_probability(scores, n, index, beta_score, beta_best):
     return beta_score * shifted + (beta_best if shifted >= -BEST_TOLERANCE else 0.0) - np.log(total)
 
 
+def _model_log_probability(scored, g, state, rng, actions, n, scores, index, betas):
+    """Log probability of ``actions[index]`` under the opponent model (the game's
+    ``action_scores`` in ``state``, then :func:`log_action_probability`), or 0.0
+    when ``scored`` is a compile-time 0: a hard-information belief (infinite
+    temperature) then never compiles the game's scores."""
+    raise TypeError("belief._model_log_probability runs only inside numba kernels")
+
+
+@overload(_model_log_probability, prefer_literal=True)
+def _choose_model(scored, g, state, rng, actions, n, scores, index, betas):
+    if isinstance(scored, types.IntegerLiteral) and scored.literal_value == 0:
+        return lambda scored, g, state, rng, actions, n, scores, index, betas: 0.0
+
+    def model(scored, g, state, rng, actions, n, scores, index, betas):
+        dispatch.action_scores(g, state, rng, actions, n, scores)
+        return log_action_probability(scores, n, index, betas[0], betas[1])
+
+    return model
+
+
 @njit(cache=True)
-def replay_world(g, world, seat, start, template, seats, keys, betas, rng, state, deal, actions, scores):
+def replay_world(g, world, seat, start, template, seats, keys, betas, scored, rng, state, deal, actions,
+                 scores):
     """Replay the history in a deal that dealt ``world``; return the log likelihood
     of the other seats' actions (``-inf`` when the history cannot be replayed
-    in it). ``state`` ends as the replayed world.
+    in it). ``state`` ends as the replayed world. ``scored`` is 0 when ``betas``
+    are both 0 (hard information only), else 1; as a compile-time constant
+    (``dispatch.Constant``) it spares a hard-information belief the game's scores.
 
     A game may rebuild the deal in several ways (Kozel: which of a seat's
     cards it drew when); up to :data:`DEAL_TRIES` are tried, as a deal whose
@@ -96,15 +120,15 @@ def replay_world(g, world, seat, start, template, seats, keys, betas, rng, state
     """
     for _ in range(DEAL_TRIES):
         if dispatch.deal_from_world(g, world, template, rng, deal):
-            log_weight = _replay_deal(g, world, seat, start, seats, keys, betas, rng, state, deal, actions,
-                                      scores)
+            log_weight = _replay_deal(g, world, seat, start, seats, keys, betas, scored, rng, state, deal,
+                                      actions, scores)
             if log_weight > NO_WEIGHT:
                 return log_weight
     return NO_WEIGHT
 
 
 @njit(cache=True)
-def _replay_deal(g, world, seat, start, seats, keys, betas, rng, state, deal, actions, scores):
+def _replay_deal(g, world, seat, start, seats, keys, betas, scored, rng, state, deal, actions, scores):
     copy_into(state, start)
     dispatch.apply_deal(g, state, deal)
     log_weight = 0.0
@@ -117,7 +141,7 @@ def _replay_deal(g, world, seat, start, seats, keys, betas, rng, state, deal, ac
             return NO_WEIGHT
         # Weights 0 are hard information only: no weight, not even 1/n (a world where
         # the mover had fewer choices would otherwise count for more).
-        modelled = mover != seat and n > 1 and (betas[0] != 0.0 or betas[1] != 0.0)
+        modelled = scored != 0 and mover != seat and n > 1
         # An action the seat saw only in part is the one made in ``world``.
         wanted = dispatch.history_action(g, world, state, keys[j])
         index = -1
@@ -128,14 +152,13 @@ def _replay_deal(g, world, seat, start, seats, keys, betas, rng, state, deal, ac
         if index < 0:
             return NO_WEIGHT
         if modelled:
-            dispatch.action_scores(g, state, rng, actions, n, scores)
-            log_weight += log_action_probability(scores, n, index, betas[0], betas[1])
+            log_weight += _model_log_probability(scored, g, state, rng, actions, n, scores, index, betas)
         dispatch.apply_action(g, state, wanted)
     return log_weight
 
 
 @njit(cache=True)
-def infer_worlds(g, root, seat, start, template, seats, keys, betas, rng, pool, log_weights):
+def infer_worlds(g, root, seat, start, template, seats, keys, betas, scored, rng, pool, log_weights):
     """Fill ``pool`` (int64[k, STATE_SIZE]) with worlds resampled by likelihood.
 
     Draws ``k`` worlds (``determinize`` of ``root`` for ``seat``), replays the
@@ -155,7 +178,7 @@ def infer_worlds(g, root, seat, start, template, seats, keys, betas, rng, pool, 
     for i in range(k):
         copy_into(world, root)
         dispatch.determinize(g, world, seat, rng)
-        log_weights[i] = replay_world(g, world, seat, start, template, seats, keys, betas, rng,
+        log_weights[i] = replay_world(g, world, seat, start, template, seats, keys, betas, scored, rng,
                                       particles[i], deal, actions, scores)
         if log_weights[i] > NO_WEIGHT:
             # The replay must reach the position searched (same turn, same trick).
@@ -235,8 +258,9 @@ def infer(state, script: ReplayScript | None, seat: int, *, temperature: float,
     log_weights = np.empty(int(particles))
     rng = make_rng(seed)
     betas = np.array(script.model.betas(temperature), dtype=np.float64)
-    args = (root, int(seat), script.start, script.template, script.seats, script.keys, betas, rng, pool,
-            log_weights)
+    scored = dispatch.Constant(1 if betas.any() else 0)
+    args = (root, int(seat), script.start, script.template, script.seats, script.keys, betas, scored, rng,
+            pool, log_weights)
     kernel = dispatch.specialize(infer_worlds, game, *args)
     begun = time.perf_counter()  # loaded (or compiled) by now: untimed, as the search does
     agreed = int(kernel(game, *args))
