@@ -13,9 +13,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
+from compile_constants import compile_constants_fixture  # noqa: F401 (the compile_constants fixture)
 from numba import typeof, types
 
-from slagwerk.engine import dispatch, make_game
+from slagwerk.engine import make_game
 from slagwerk.engine.bits import make_rng
 from slagwerk.search import belief
 
@@ -40,19 +41,11 @@ def test_a_hard_information_replay_compiles_without_the_scores(scored):
 
 
 @pytest.mark.parametrize("temperature, scored", [(float("inf"), 0), (2.0, 1)])
-def test_beliefs_pass_whether_they_score_as_a_constant(monkeypatch, temperature, scored):
-    constants = []
-    specialize = dispatch.specialize
-
-    def recording(kernel, game_id, *args):
-        constants.extend((kernel.py_func.__name__, int(a)) for a in args if type(a) is dispatch.Constant)
-        return specialize(kernel, game_id, *args)
-
-    monkeypatch.setattr(dispatch, "specialize", recording)
+def test_beliefs_pass_whether_they_score_as_a_constant(compile_constants, temperature, scored):
     game = make_game("kozel")
     state = game.new_match(seed=4)
     seat = state.to_move
     script = game.replay_script(state.view(seat))
     result = belief.infer(state, script, seat, temperature=temperature, particles=4, seed=1)
     assert result.agreed == 4
-    assert constants == [("infer_worlds", scored)]
+    assert compile_constants == [("infer_worlds", scored)]

@@ -18,6 +18,7 @@ import re
 import numba
 import numpy as np
 import pytest
+from compile_constants import compile_constants_fixture  # noqa: F401 (the compile_constants fixture)
 from numba import typeof, types
 
 from slagwerk.engine import make_game, playout
@@ -76,20 +77,11 @@ def test_a_constant_playout_policy_compiles_only_its_own_loop(policy, used, unus
 
 @pytest.mark.parametrize("playout_name, policy", [("random", playout.POLICY_RANDOM),
                                                   ("heuristic", playout.POLICY_HEURISTIC)])
-def test_searches_compile_their_playout_policy_as_a_constant(monkeypatch, playout_name, policy):
-    from slagwerk.engine import dispatch
+def test_searches_compile_their_playout_policy_as_a_constant(compile_constants, playout_name, policy):
     from slagwerk.search.ismcts import ismcts
     from slagwerk.search.pimc import pimc
 
-    constants = []
-    specialize = dispatch.specialize
-
-    def recording(kernel, game_id, *args):
-        constants.extend((kernel.py_func.__name__, int(a)) for a in args if type(a) is dispatch.Constant)
-        return specialize(kernel, game_id, *args)
-
-    monkeypatch.setattr(dispatch, "specialize", recording)
     state = make_game("coins").new_match(seed=3)
     ismcts(state, iterations=8, playout=playout_name, seed=1)
     pimc(state, worlds=2, iterations_per_world=4, playout=playout_name, seed=1)
-    assert constants == [("run_iterations_in", policy), ("pimc_worlds", policy)]
+    assert compile_constants == [("run_iterations_in", policy), ("pimc_worlds", policy)]
