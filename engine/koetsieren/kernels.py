@@ -687,6 +687,7 @@ def _slot_scores(state, seat, out):
     shown_cards(state, shown)
     need = state[BIDS + seat] - state[TRICKS_WON + seat]
     left = TRICKS_PER_DEAL - state[TRICKS_DONE]
+    leading = state[N_IN_TRICK] == 0  # then a card's chance now is its chance as a lead
     # A forehead card is unknown to its owner: judge it by the average over
     # the cards the seat cannot see (the same for F1 and F2).
     blind_now = 0.0
@@ -698,11 +699,12 @@ def _slot_scores(state, seat, out):
             low = m & (~m + ONE)
             card = popcount(low - ONE)
             m ^= low
-            blind_now += win_chance(state, seat, card, unseen, False, shown)
             blind_later += win_chance(state, seat, card, unseen, True, shown)
+            if not leading:
+                blind_now += win_chance(state, seat, card, unseen, False, shown)
         if n_unseen > 0:
-            blind_now /= n_unseen
             blind_later /= n_unseen
+            blind_now = blind_later if leading else blind_now / n_unseen
     for slot in range(SLOTS_PER_SEAT):
         card = slot_card(state, seat, slot)
         if card == EMPTY_SLOT:
@@ -710,8 +712,8 @@ def _slot_scores(state, seat, out):
         if is_forehead(slot):
             now, later = blind_now, blind_later
         else:
-            now = win_chance(state, seat, card, unseen, False, shown)
             later = win_chance(state, seat, card, unseen, True, shown)
+            now = later if leading else win_chance(state, seat, card, unseen, False, shown)
         if need >= left:
             score = now  # every remaining trick is needed
         elif need > 0:
