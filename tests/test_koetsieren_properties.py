@@ -508,6 +508,63 @@ def test_heuristic_bids_and_trump_follow_their_documented_rules():
             state.apply(K.BID_BASE + bid)
 
 
+def _documented_play_scores(array, seat):
+    """``_slot_scores`` as its docstring says, from ``win_chance`` judged both ways for
+    every card (forehead cards: averaged over the unseen cards, in card order)."""
+    unseen = K.unseen_mask(array, seat)
+    shown = np.empty(K.N_SEATS, np.uint64)
+    K.shown_cards(array, shown)
+    need = array[K.BIDS + seat] - array[K.TRICKS_WON + seat]
+    left = K.TRICKS_PER_DEAL - array[K.TRICKS_DONE]
+    blind = [c for c in range(K.DECK_SIZE) if has(unseen, c)]
+    blind_now = blind_later = 0.0
+    for card in blind:
+        blind_now += K.win_chance(array, seat, card, unseen, False, shown)
+        blind_later += K.win_chance(array, seat, card, unseen, True, shown)
+    scores = {}
+    for slot in range(K.SLOTS_PER_SEAT):
+        card = int(array[K.SLOTS + seat * K.SLOTS_PER_SEAT + slot])
+        if card == K.EMPTY_SLOT:
+            continue
+        if K.is_forehead(slot):
+            now, later = blind_now / len(blind), blind_later / len(blind)
+        else:
+            now = K.win_chance(array, seat, card, unseen, False, shown)
+            later = K.win_chance(array, seat, card, unseen, True, shown)
+        if need >= left:
+            scores[slot] = now
+        elif need > 0:
+            scores[slot] = now - K.SPEND_WEIGHT * later
+        else:
+            scores[slot] = -now + K.SHED_WEIGHT * later
+    return scores
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_play_scores_are_exactly_their_documented_formula(players):
+    # The kernel judges a lead's chance once (it is the chance now when the
+    # trick is empty); the scores must stay equal to the last bit.
+    game = make_game("koetsieren", players=players)
+    compared = 0
+    for seed in range(8):
+        state = game.new_match(seed=seed)
+        rng = np.random.default_rng(seed)
+        while not state.is_terminal:
+            if state.deal_pending:
+                state.deal(rng=make_rng(seed + compared))
+                continue
+            legal = state.legal_actions()
+            if state.phase == PHASE_PLAY:
+                actions = np.array(legal, dtype=np.int64)
+                scores = np.empty(K.MAX_ACTIONS)
+                K.action_scores(state.array, make_rng(0), actions, len(actions), scores)
+                expected = _documented_play_scores(state.array, state.to_move)
+                assert [scores[i] for i in range(len(actions))] == [expected[int(a)] for a in actions]
+                compared += len(actions)
+            state.apply(int(legal[int(rng.integers(len(legal)))]))
+    assert compared > 500
+
+
 # ------------------------------------------------------------------ pure.py
 
 def test_pure_playouts_obey_the_rules():
