@@ -523,7 +523,7 @@ def _documented_play_scores(array, seat):
         blind_later += K.win_chance(array, seat, card, unseen, True, shown)
     scores = {}
     for slot in range(K.SLOTS_PER_SEAT):
-        card = int(array[K.SLOTS + seat * K.SLOTS_PER_SEAT + slot])
+        card = K.slot_card(array, seat, slot)
         if card == K.EMPTY_SLOT:
             continue
         if K.is_forehead(slot):
