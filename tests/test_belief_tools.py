@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -173,3 +174,37 @@ def test_a_weight_fitted_below_zero_is_written_as_zero(tmp_path):
     save_model(tmp_path / "m.json", {"score_weight": -0.25, "best_weight": 1.5}, temperature=1e5)
     model = load_model(tmp_path / "m.json")
     assert (model.score_weight, model.best_weight, model.temperature) == (0.0, 1.5, 1e5)
+
+
+def test_the_ceiling_measures_reward_weight_on_the_truth_and_nothing_else():
+    from slagwerk.experiments.belief_ceiling import card_gain, evidence
+
+    hits = np.array([[True, False], [False, True], [True, True], [False, False]])
+    places = np.array([3, 3])
+    assert card_gain(np.zeros(4), hits, places) == pytest.approx(0.0)
+    assert card_gain(np.array([0.0, 0.0, 5.0, 0.0]), hits, places) > 0.1  # the world that is right
+    assert card_gain(np.array([0.0, 0.0, 0.0, 5.0]), hits, places) < -0.1  # the world that is wrong
+    assert evidence(0.0, np.zeros(4)) == pytest.approx(0.0)
+    assert evidence(0.0, np.log(np.array([1.0, 1.0, 0.0 + 1e-300, 2.0]))) == pytest.approx(0.0)
+    assert evidence(math.log(4.0), np.zeros(4)) == pytest.approx(math.log(4.0))
+
+
+def test_the_ceiling_replays_every_world_to_its_position_and_is_seeded():
+    from slagwerk.engine import make_game
+    from slagwerk.engine.bits import make_rng
+    from slagwerk.experiments.belief_accuracy import positions
+    from slagwerk.experiments.belief_ceiling import history_steps, run
+    from slagwerk.search.belief import infer
+
+    game = make_game("kozel")
+    for state, seat, view in positions("kozel", 3, 2, ("heuristic",)):
+        script = game.replay_script(view)
+        steps = history_steps(game, state.array, script, make_rng(1))
+        assert steps is not None and len(steps) == len(view["history"])
+        assert [mover for _, mover, _, _ in steps] == script.seats.tolist()
+        belief = infer(game.state_from_view(view, seed=3), script, seat, temperature=math.inf, particles=8)
+        assert all(history_steps(game, w, script, make_rng(2)) is not None for w in belief.worlds)
+    first = run("aluette", count=2, worlds=6, iterations=20, searches=2, seed=3)
+    assert first["positions"] >= 1 and set(first["summary"]) >= {"searcher_gain", "model_evidence"}
+    assert all(math.isfinite(v) for row in first["rows"] for k, v in row.items() if k != "stage")
+    assert run("aluette", count=2, worlds=6, iterations=20, searches=2, seed=3)["rows"] == first["rows"]
