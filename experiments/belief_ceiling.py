@@ -47,18 +47,17 @@ import numpy as np
 from ..engine import GAME_NAMES, make_game
 from ..engine.bits import derive_seed, make_rng
 from ..engine.state import TO_MOVE
-from ..search.belief import infer, log_action_probability
+from ..search.belief import DEAL_TRIES, infer, log_action_probability
 from ..search.ismcts import ismcts
 from .belief_accuracy import positions, stage_of
 
 LIKELIHOODS = ("model", "searcher", "votes")
-DEAL_TRIES = 8
-"""Deals rebuilt from one world before it counts as disagreeing (as the belief does)."""
 
 
 def history_steps(game, world, script, rng):
     """``(state, mover, action, legal)`` before each action of ``script``'s history,
-    replayed in a deal that dealt ``world``; None if it cannot be replayed."""
+    replayed in a deal that dealt ``world`` (up to ``DEAL_TRIES`` deals, as the belief
+    tries); None if it cannot be replayed."""
     k = game.kernels
     legal = np.empty(k.MAX_ACTIONS, np.int64)
     for _ in range(DEAL_TRIES):
@@ -147,7 +146,7 @@ def measure_position(game, true_state, seat, view, worlds: int, iterations: int,
     kept = []
     for i, world in enumerate(belief.worlds):
         steps = history_steps(game, world, script, rng)
-        if steps is None:  # a world the belief kept always replays; kept for safety
+        if steps is None:  # the belief's worlds replay; a deal rebuilt differently may not
             continue
         kept.append(i)
         for name, value in log_likelihoods(game, steps, seat, betas, iterations, searches,
