@@ -29,9 +29,18 @@ def test_play_is_reproducible(capsys):
     assert capsys.readouterr().out == first
 
 
+def test_play_takes_the_game_as_the_other_commands_do(capsys):
+    main(["play", "coins", "--seed", "3", "--quiet"])
+    positional = capsys.readouterr().out
+    assert main(["play", "--game", "coins", "--seed", "3", "--quiet"]) == 0
+    assert capsys.readouterr().out == positional
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
+        (["play", "--quiet"], "play needs a game: slagwerk play GAME"),
+        (["play", "kozel", "--game", "coins"], "two games given: kozel and --game coins"),
         (["play", "coins", "--agents", "random", "random"], "has 3 seats, but 2 agent specs"),
         (["play", "coins", "--agents", "nosuch"], "unknown agent 'nosuch'"),
         (["play", "coins", "--agents", "random:depth=3"], "unknown parameter 'depth'"),

@@ -30,7 +30,10 @@ def add_parser(subparsers) -> None:
         description="Play one match between agents (one spec per seat: NAME or "
         "NAME:key=value,...), print it action by action, optionally save the record.",
     )
-    parser.add_argument("game", choices=sorted(GAMES), help="the game")
+    parser.add_argument("game", nargs="?", choices=sorted(GAMES), help="the game")
+    # Every other command names its game with --game: accept that here too.
+    parser.add_argument("--game", dest="game_flag", choices=sorted(GAMES), metavar="GAME",
+                        help="the game, as the other commands name it (instead of the positional)")
     parser.add_argument("--agents", nargs="+", metavar="SPEC",
                         help="one agent spec per seat (default: heuristic everywhere)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
@@ -65,7 +68,18 @@ def build_agents(game, specs, seed):
     return [make(spec, game, seed=derive_seed(seed, 0xA6E, seat)) for seat, spec in enumerate(specs)]
 
 
+def game_name(args) -> str:
+    """The game of the command line: the positional or ``--game``, one of them."""
+    if args.game and args.game_flag and args.game != args.game_flag:
+        raise OptionError(f"two games given: {args.game} and --game {args.game_flag}")
+    name = args.game or args.game_flag
+    if not name:
+        raise OptionError(f"play needs a game: slagwerk play GAME, one of {', '.join(sorted(GAMES))}")
+    return name
+
+
 def run(args) -> int:
+    args.game = game_name(args)
     if args.web:
         return _play_on_the_web(args)
     # The record's path is checked (and its temporary file made) before anything is played.
