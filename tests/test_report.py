@@ -88,6 +88,9 @@ def test_report_on_an_unfinished_run_or_an_empty_folder_is_a_one_line_error(fini
     assert f"{len(games) - 5} of {len(games)} games are not played yet" in err and err.count("\n") == 1
     assert not (partial / REPORT_MD).exists()
     assert main(["report", str(tmp_path / "nothing")]) == 2
+    assert "nothing': no such folder" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["report", str(tmp_path / "empty")]) == 2
     assert "no tournament or experiment there" in capsys.readouterr().err
 
 

@@ -34,6 +34,8 @@ def run(args) -> int:
         if ResultsFolder.holds_tournament(path):
             folders.append(path)
             continue
+        if not path.is_dir():
+            raise ExperimentError(f"{given!r}: no such folder")
         inside = [path / name for name in GAME_NAMES if ResultsFolder.holds_tournament(path / name)]
         if not inside:
             raise ExperimentError(f"{given!r}: no tournament or experiment there (no config.json)")
