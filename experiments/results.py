@@ -164,7 +164,9 @@ class ExperimentFolder:
         it) or NUL bytes (the data of the last writes was lost in a power
         failure, with everything after the first NUL), is ignored, and with
         ``repair`` (and the open ``log``) cut from the file, with a message
-        on standard error, so that appending continues cleanly.
+        on standard error, so that appending continues cleanly. NUL bytes
+        followed by a complete line without them are not a tail: that is an
+        :class:`ExperimentError`, and nothing is cut.
         """
         if log is not None:
             data = log.read()
@@ -174,6 +176,16 @@ class ExperimentFolder:
         end = len(data) if nul < 0 else nul
         keep = data.rfind(b"\n", 0, end) + 1
         lines = list(enumerate(data[:keep].splitlines(), start=1))
+        if nul >= 0:
+            # A crash loses a suffix of the writes; whole lines after the NULs
+            # mean the damage is elsewhere, and cutting would drop finished games.
+            after = [line for line in data[keep:].split(b"\n")[1:-1] if line.strip() and b"\x00" not in line]
+            if after:
+                raise ExperimentError(
+                    f"{self.path / self.LOG}: line {len(lines) + 1} holds NUL bytes, yet {len(after)} "
+                    f"complete line{'' if len(after) == 1 else 's'} follow it: not a damaged tail, so "
+                    f"nothing is cut; mend or remove that line by hand, or start a new folder"
+                )
         if keep < len(data) and repair:
             if log is None:
                 raise ValueError("repairing a log needs it open (log=...)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import random
 import shutil
 
 import pytest
@@ -339,6 +340,30 @@ def test_a_damaged_tail_is_cut_back_to_the_last_complete_game(tmp_path, capsys, 
     assert data.startswith(kept) and b"\x00" not in data
     assert games_without_time(folder) == games_without_time(fresh)
     assert resumed.ratings == run_tournament(None, fresh, resume=True, jobs=1, progress=False).ratings
+
+
+@pytest.mark.parametrize("damage", ["nul_in_a_middle_line", "random_bytes"])
+def test_nul_bytes_followed_by_finished_games_are_refused_not_cut(tmp_path, capsys, damage):
+    """Only a crash's tail is cut: NULs with whole lines after them are damage
+    elsewhere, and cutting there would drop finished games."""
+    fresh = played(tmp_path / "fresh")
+    folder = tmp_path / "damaged"
+    folder.mkdir()
+    shutil.copy(fresh / "config.json", folder / "config.json")
+    lines = (fresh / "games.jsonl").read_bytes().splitlines(keepends=True)
+    if damage == "nul_in_a_middle_line":
+        lines[2] = lines[2][:10] + b"\x00" * 4 + lines[2][14:]
+        data, where = b"".join(lines), "line 3 holds NUL bytes, yet 9 complete lines follow it"
+    else:
+        data = random.Random(3).randbytes(20000)
+        where = "holds NUL bytes, yet"
+    (folder / "games.jsonl").write_bytes(data)
+    capsys.readouterr()
+    assert main(["tournament", "--resume", str(folder), "--quiet", "--jobs", "1"]) == 2
+    one_line_error(capsys, "games.jsonl", where, "nothing is cut")
+    assert (folder / "games.jsonl").read_bytes() == data
+    assert main(["report", str(folder)]) == 2
+    one_line_error(capsys, where)
 
 
 # ------------------------------------------------------------------ every failure is one line
