@@ -9,3 +9,5 @@ DEFAULT_MOVE_TIME = 60.0
 """Per-move time limit of tournament games, in seconds."""
 DEFAULT_BOOTSTRAP = 1000
 """Bootstrap resamples for the ratings' 95% intervals."""
+MIN_BOOTSTRAP = 10
+"""Fewest bootstrap resamples accepted: with none, an interval has no width."""

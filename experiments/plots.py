@@ -63,6 +63,16 @@ def colours(count: int) -> list:
     return [cmap(i % cmap.N) for i in range(count)]
 
 
+def interval_arms(estimate, low, high) -> list[np.ndarray]:
+    """Error-bar lengths below and above each estimate for its interval.
+
+    A bootstrap percentile interval need not contain the estimate (few
+    resamples, a skewed fit); the arm on that side is then drawn as 0.
+    """
+    estimate, low, high = (np.asarray(v, dtype=float) for v in (estimate, low, high))
+    return [np.maximum(estimate - low, 0.0), np.maximum(high - estimate, 0.0)]
+
+
 # ------------------------------------------------------------------ tournament report
 
 
@@ -73,7 +83,8 @@ def ratings_figure(title: str, agents: list[str], rating, low, high) -> bytes:
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(agents) + 1.4))
     y = np.arange(len(agents))
     r, lo, hi = (np.asarray(v, dtype=float)[order] for v in (rating, low, high))
-    ax.errorbar(r, y, xerr=[r - lo, hi - r], fmt="o", color="tab:blue", ecolor="tab:blue", capsize=4)
+    ax.errorbar(r, y, xerr=interval_arms(r, lo, hi), fmt="o", color="tab:blue", ecolor="tab:blue",
+                capsize=4)
     for yi, value in zip(y, r):
         ax.annotate(f"{value:.0f}", (value, yi), textcoords="offset points", xytext=(0, 6),
                     ha="center", fontsize="small")
@@ -206,7 +217,7 @@ def curve_figure(curve, gaps=None) -> dict[str, bytes]:
             timed = [r for r in rows if r["seconds_per_decision"]]
             t = [1000 * r["seconds_per_decision"] for r in timed]
             y = np.array([r["rating"] for r in timed])
-            err = [y - [r["ci_low"] for r in timed], [r["ci_high"] for r in timed] - y]
+            err = interval_arms(y, [r["ci_low"] for r in timed], [r["ci_high"] for r in timed])
             right.errorbar(t, y, yerr=err, fmt="-o", color=colour, capsize=3, label=name)
     opponents = [r for r in curve.rows if r["curve"] is None]
     for row, colour in zip(opponents, palette[len(names):]):

@@ -31,7 +31,7 @@ from ..engine import registry
 from ..engine.bits import derive_seed
 from ..engine.errors import SpecError
 from ..safe_files import SafeFileError
-from .defaults import DEFAULT_MOVE_TIME
+from .defaults import DEFAULT_MOVE_TIME, MIN_BOOTSTRAP
 from .plots import import_in_background
 from .ratings import DEFAULT_BOOTSTRAP, Ratings, groups_from_lines, rate
 from .results import ResultsFolder, run_id
@@ -169,8 +169,10 @@ class TournamentConfig:
             raise ExperimentError(f"unknown unit {self.unit!r} (units: {', '.join(UNITS)})")
         if isinstance(self.deals, bool) or not isinstance(self.deals, int) or self.deals < 1:
             raise ExperimentError(f"--deals must be a positive integer, not {self.deals!r}")
-        if isinstance(self.bootstrap, bool) or not isinstance(self.bootstrap, int) or self.bootstrap < 0:
-            raise ExperimentError(f"--bootstrap must be a non-negative integer, not {self.bootstrap!r}")
+        if (isinstance(self.bootstrap, bool) or not isinstance(self.bootstrap, int)
+                or self.bootstrap < MIN_BOOTSTRAP):
+            raise ExperimentError(f"--bootstrap must be an integer of at least {MIN_BOOTSTRAP} (the "
+                                  f"resamples of a 95% interval), not {self.bootstrap!r}")
         if len(self.agents) < 2:
             raise SpecError(f"a tournament needs at least two agents, not {list(self.agents)!r}")
         validate_setup(self.setup())

@@ -119,3 +119,24 @@ def test_report_on_the_folder_of_a_tournament_in_several_games_reports_each(fini
     assert main(["report", str(root)]) == 0
     assert capsys.readouterr().out == printed
     assert (root / "coins" / REPORT_MD).read_bytes() == (folder / REPORT_MD).read_bytes()
+
+
+def test_a_rating_outside_its_bootstrap_interval_still_plots(tmp_path, capsys):
+    """A percentile interval of few resamples need not contain the estimate
+    (here seed 2 of 4 deals, 10 resamples: 'random' 1244 in [1249, 1382]);
+    the plot draws that arm as 0 instead of failing the whole report."""
+    from slagwerk.experiments.plots import interval_arms
+
+    below, above = interval_arms([1244.2, 1500.0], [1248.7, 1400.0], [1381.5, 1600.0])
+    assert below.tolist() == [0.0, 100.0] and [round(a, 1) for a in above] == [137.3, 100.0]
+    folder = tmp_path / "few"
+    assert main(["tournament", "--game", "coins", "--agents", "random", "heuristic", "ismcts:iterations=20",
+                 "--deals", "4", "--bootstrap", "10", "--seed", "2", "--jobs", "1", "--quiet",
+                 "--results", str(folder)]) == 0
+    assert "random" in capsys.readouterr().out
+    for name in REPORT_PLOTS:
+        assert_real_image(folder / name)
+    assert main(["tournament", "--game", "coins", "--agents", "random", "heuristic", "--bootstrap", "9",
+                 "--results", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --bootstrap must be an integer of at least 10") and err.count("\n") == 1

@@ -64,7 +64,8 @@ def add_curve_arguments(parser, opponents_default: str = "heuristic") -> None:
                         help="start over in a --results folder that is not empty (replacing an earlier "
                         "run's files there)")
     parser.add_argument("--bootstrap", type=int, default=None,
-                        help=f"bootstrap resamples for the intervals (default {DEFAULT_BOOTSTRAP})")
+                        help=f"bootstrap resamples for the intervals (default {DEFAULT_BOOTSTRAP}, "
+                        "at least 10)")
     parser.add_argument("--json", action="store_true", help="print the experiment's JSON document")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_run_options(parser, move_time=DEFAULT_MOVE_TIME, resumable=True)

@@ -65,7 +65,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--records", action="store_true",
                         help="keep every game's full record (docs/records.md) in the results")
     parser.add_argument("--bootstrap", type=int, default=None,
-                        help=f"bootstrap resamples for the intervals (default {DEFAULT_BOOTSTRAP})")
+                        help=f"bootstrap resamples for the intervals (default {DEFAULT_BOOTSTRAP}, "
+                        "at least 10)")
     parser.add_argument("--json", action="store_true",
                         help="print each game's final ranking as one JSON object per line")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
