@@ -18,6 +18,7 @@ Everything is seeded; see :func:`run` for the files it writes.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import random
@@ -30,10 +31,16 @@ from ..agents import make
 from ..engine import make_game
 from ..engine.bits import derive_seed, make_rng
 from ..engine.replay import OpponentModel
+from ..safe_files import replace_file
 from ..search.belief import DEFAULT_PARTICLES, infer
+from .plots import image_bytes, interval_arms, pyplot
+from .results import claim_folder
 
 STAGES = ("early", "middle", "late")
 DEFAULT_AGENTS = ("ismcts:iterations=300,belief=uniform", "heuristic")
+PLOT = "belief.png"
+FILES = ("positions.csv", "summary.json", "summary.md", PLOT)
+"""Every file a run writes (and, with ``force``, replaces)."""
 """Who plays the games the positions come from."""
 
 
@@ -127,37 +134,49 @@ def summarize(rows: list[dict]) -> list[dict]:
     return out
 
 
-def plot(summary: list[dict], game_name: str, path: Path) -> bool:
-    """A bar per stage (and overall) with its 95% interval; False without matplotlib."""
+def plot(summary: list[dict], game_name: str, folder: Path) -> bool:
+    """A bar per stage (and overall) with its 95% interval, written as ``belief.png``
+    in ``folder``; False without matplotlib."""
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = pyplot()
     except ImportError:
         return False
     fig, ax = plt.subplots(figsize=(5, 3.2))
     names = [s["stage"] for s in summary]
     means = [s["mean_gain"] for s in summary]
-    errors = [[s["mean_gain"] - s["low"] for s in summary], [s["high"] - s["mean_gain"] for s in summary]]
-    ax.bar(names, means, yerr=errors, capsize=4, color="#4a7ab0")
+    ax.bar(names, means, yerr=interval_arms(means, [s["low"] for s in summary], [s["high"] for s in summary]),
+           capsize=4, color="#4a7ab0")
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_ylabel("log-likelihood gain per hidden card (nats)")
     ax.set_title(f"{game_name}: inferred belief against uniform")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    replace_file(folder, PLOT, image_bytes(fig)["png"])
     return True
+
+
+def claim(out: Path, *, force: bool = False) -> None:
+    """Make ``out`` ready for a run (see :func:`run`); claiming it twice is harmless.
+
+    :raises ExperimentError: if it holds other files (unless ``force``) or a
+        tournament's or experiment's run.
+    :raises SafeFileError: if it is a link or cannot be created.
+    """
+    claim_folder(out, "belief experiment", FILES, force=force, resumable=False)
 
 
 def run(game_name: str, out: Path, *, count: int = 60, particles: int = DEFAULT_PARTICLES,
         temperature: float = 0.0, seed: int = 1, agent_specs=DEFAULT_AGENTS, progress=None,
-        model: OpponentModel | None = None) -> dict:
+        model: OpponentModel | None = None, force: bool = False) -> dict:
     """Measure ``count`` positions of ``game_name`` (from games of ``agent_specs``)
     and write into folder ``out``: ``positions.csv`` (one row per position),
     ``summary.json``, ``summary.md`` and ``belief.png``. ``temperature`` 0 uses
-    the model's own; ``model`` (an :class:`OpponentModel`) replaces the game's."""
-    out.mkdir(parents=True, exist_ok=True)
+    the model's own; ``model`` (an :class:`OpponentModel`) replaces the game's.
+
+    ``out`` must be new or empty (with ``force``: this experiment's earlier
+    files there are replaced, nothing else), checked before any work; files
+    are written as every results folder's are (:mod:`slagwerk.safe_files`).
+    """
+    claim(out, force=force)
     game = make_game(game_name)
     rows = []
     found = positions(game_name, count, seed, agent_specs)
@@ -167,16 +186,17 @@ def run(game_name: str, out: Path, *, count: int = 60, particles: int = DEFAULT_
         if progress is not None:
             progress(i + 1, len(found))
     summary = summarize(rows)
-    with open(out / "positions.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
-        writer.writeheader()
-        writer.writerows(rows)
+    table = io.StringIO(newline="")
+    writer = csv.DictWriter(table, fieldnames=sorted({k for r in rows for k in r}))
+    writer.writeheader()
+    writer.writerows(rows)
+    replace_file(out, "positions.csv", table.getvalue().encode("utf-8"))
     result = {"game": game_name, "positions": count, "particles": particles, "temperature": temperature,
               "seed": seed, "summary": summary}
     if model is not None:
         result["model"] = {"score_weight": model.score_weight, "best_weight": model.best_weight,
                            "temperature": model.temperature}
-    (out / "summary.json").write_text(json.dumps(result, indent=2) + "\n")
+    replace_file(out, "summary.json", (json.dumps(result, indent=2) + "\n").encode("utf-8"))
     lines = [f"# Belief accuracy: {game_name}", "",
              f"{count} positions, {particles} worlds per belief, seed {seed}, temperature "
              f"{temperature or 'the model default'}"
@@ -186,6 +206,6 @@ def run(game_name: str, out: Path, *, count: int = 60, particles: int = DEFAULT_
              "| stage | positions | mean gain | 95% interval |", "| --- | ---: | ---: | --- |"]
     lines += [f"| {s['stage']} | {s['positions']} | {s['mean_gain']:+.4f} "
               f"| [{s['low']:+.4f}, {s['high']:+.4f}] |" for s in summary]
-    (out / "summary.md").write_text("\n".join(lines) + "\n")
-    result["plot"] = plot(summary, game_name, out / "belief.png")
+    replace_file(out, "summary.md", ("\n".join(lines) + "\n").encode("utf-8"))
+    result["plot"] = plot(summary, game_name, out)
     return result

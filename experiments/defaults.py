@@ -1,9 +1,12 @@
 """Defaults the experiments share with their commands.
 
-This module imports nothing, so a command can show them in its help
-without importing numpy, numba and the agents (``slagwerk tournament
---help`` and a mistyped flag answer at once).
+This module imports only the standard library, so a command can show them
+in its help without importing numpy, numba and the agents (``slagwerk
+tournament --help`` and a mistyped flag answer at once).
 """
+
+import time
+from pathlib import Path
 
 DEFAULT_MOVE_TIME = 60.0
 """Per-move time limit of tournament games, in seconds."""
@@ -11,3 +14,10 @@ DEFAULT_BOOTSTRAP = 1000
 """Bootstrap resamples for the ratings' 95% intervals."""
 MIN_BOOTSTRAP = 10
 """Fewest bootstrap resamples accepted: with none, an interval has no width."""
+RESULTS_ROOT = Path("slagwerk-results")
+"""Where a run's results folder goes when no ``--results`` is given."""
+
+
+def default_results_folder(name: str) -> Path:
+    """``RESULTS_ROOT/<name>-<local time>``, the folder of a run given no ``--results``."""
+    return RESULTS_ROOT / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"

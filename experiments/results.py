@@ -68,20 +68,27 @@ def run_id(settings: dict) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def claim_folder(path, kind: str, files: tuple[str, ...] = (), *, force: bool = False) -> None:
+def claim_folder(path, kind: str, files: tuple[str, ...] = (), *, force: bool = False,
+                 resumable: bool = True) -> None:
     """Make ``path`` ready for a new run: created if missing, else empty or ``force``.
 
     A folder that holds anything is refused (``ExperimentError``) unless
     ``force``, which removes the run's own ``files`` from it (a link among
     them is removed, never its target) and leaves everything else alone.
-    A symbolic link at ``path`` is refused either way.
+    A symbolic link at ``path`` is refused either way. A folder that holds
+    a run (a ``config.json``) is offered to ``--resume`` if the kind is
+    ``resumable``, and refused even with ``force`` if not (another run's
+    files would be replaced).
     """
     names = folder_names(path)
     if names is None:
         make_folder(path)
         return
+    holds = bool(names) and (CONFIG in names or any((Path(path) / name / CONFIG).is_file() for name in names))
+    if holds and not resumable:
+        raise ExperimentError(f"{str(path)!r} holds a tournament or experiment (a {CONFIG}): choose "
+                              f"another --results folder for the {kind}")
     if names and not force:
-        holds = CONFIG in names or any((Path(path) / name / CONFIG).is_file() for name in names)
         if holds:
             raise ExperimentError(
                 f"{str(path)!r} already holds a {kind}: continue it with --resume {path}, start "

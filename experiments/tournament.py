@@ -31,7 +31,7 @@ from ..engine import registry
 from ..engine.bits import derive_seed
 from ..engine.errors import SpecError
 from ..safe_files import SafeFileError
-from .defaults import DEFAULT_MOVE_TIME, MIN_BOOTSTRAP
+from .defaults import DEFAULT_MOVE_TIME, MIN_BOOTSTRAP, default_results_folder
 from .plots import import_in_background
 from .ratings import DEFAULT_BOOTSTRAP, Ratings, groups_from_lines, rate
 from .results import ResultsFolder, run_id
@@ -282,7 +282,7 @@ class TournamentResult:
 
 
 def _default_folder(game: str) -> Path:
-    return Path("slagwerk-results") / f"{game}-{time.strftime('%Y%m%d-%H%M%S')}"
+    return default_results_folder(game)
 
 
 def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs: int = -1,

@@ -66,6 +66,47 @@ def test_the_command_names_a_bad_option(flag, value, message, capsys):
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+def test_the_command_keeps_to_its_own_folder(tmp_path, capsys):
+    """The results folder is checked before any work, as every results folder
+    is: another run's files are never replaced, a link is never followed, and
+    a bad folder is a one-line error."""
+    from slagwerk.cli import main
+
+    def belief(folder, *more):
+        return main(["experiment", "belief", "--game", "coins", "--positions", "2", "--particles", "8",
+                     "--results", str(folder), *more])
+
+    def one_line_error(*parts):
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and err.count("error: ") == 1, err
+        assert all(part in err for part in parts), err
+
+    tournament = tmp_path / "tournament"
+    tournament.mkdir()
+    (tournament / "config.json").write_text("{}")
+    (tournament / "summary.json").write_text("the tournament's")
+    assert belief(tournament, "--force") == 2
+    one_line_error("holds a tournament or experiment")
+    assert (tournament / "summary.json").read_text() == "the tournament's"
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    assert belief(tmp_path / "link") == 2
+    one_line_error("symbolic link")
+    (tmp_path / "file").write_text("x")
+    assert belief(tmp_path / "file") == 2
+    one_line_error("file")
+    assert list((tmp_path / "real").iterdir()) == [] and (tmp_path / "file").read_text() == "x"
+    done = tmp_path / "done"
+    assert belief(done) == 0
+    first = (done / "summary.json").read_text()
+    capsys.readouterr()
+    assert belief(done) == 2
+    one_line_error("is not empty", "--force")
+    (done / "notes.txt").write_text("mine")
+    assert belief(done, "--force", "--seed", "5") == 0
+    assert (done / "notes.txt").read_text() == "mine" and (done / "summary.json").read_text() != first
+
+
 def _coins_view():
     from slagwerk.engine import make_game
 

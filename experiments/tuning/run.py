@@ -35,6 +35,7 @@ from ...agents.warmup import ensure_compiled
 from ...engine.bits import derive_seed
 from ...engine.errors import SpecError
 from ...safe_files import SafeFileError
+from ..defaults import default_results_folder
 from ..results import run_id
 from ..runner import UNITS, ExperimentError, GameSetup, game_info, validate_setup
 from ..seating import schedule
@@ -62,7 +63,6 @@ DEFAULT_ELO1 = 20.0
 """Default SPRT alternative for the confirmation, in Elo."""
 DEFAULT_MAX_GROUPS = 1000
 """Default most duplicate groups of the confirmation SPRT."""
-RESULTS_ROOT = Path("slagwerk-results")
 
 # Seed streams: one per use, so that changing one never shifts another.
 _OPTIMISER_STREAM = 0x7E57
@@ -249,7 +249,7 @@ class TuneResult:
 
 
 def _default_folder(config: TuneConfig) -> Path:
-    return RESULTS_ROOT / f"tune-{config.game}-{config.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
+    return default_results_folder(f"tune-{config.game}-{config.agent}")
 
 
 class _Ledger:

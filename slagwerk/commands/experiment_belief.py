@@ -33,14 +33,19 @@ def add_arguments(parser) -> None:
                         help="measure this opponent model (a file of python -m "
                         "slagwerk.experiments.belief_model --out) instead of the game's")
     parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
-    parser.add_argument("--out", default=None,
-                        help="results folder (default results/belief-GAME-seedSEED)")
+    parser.add_argument("--results", "--out", dest="results", metavar="DIR", default=None,
+                        help="results folder, new or empty (default slagwerk-results/belief-<game>-<time>)")
+    parser.add_argument("--force", action="store_true",
+                        help="write into a --results folder that is not empty (replacing an earlier "
+                        "belief run's files there, nothing else)")
 
 
 def run(args) -> int:
     from tqdm import tqdm
 
+    from ..experiments.belief_accuracy import claim
     from ..experiments.belief_accuracy import run as measure
+    from ..experiments.defaults import default_results_folder
 
     if args.positions < 1:
         raise OptionError(f"--positions must be at least 1, not {args.positions}")
@@ -53,17 +58,18 @@ def run(args) -> int:
         from ..experiments.belief_model import load_model
 
         model = load_model(args.model)
-    out = Path(args.out or f"results/belief-{args.game}-seed{args.seed}")
+    out = Path(args.results) if args.results else default_results_folder(f"belief-{args.game}")
+    claim(out, force=args.force)  # before any work: a bad folder fails at once
     with tqdm(total=args.positions, desc=f"belief {args.game}", unit="position") as bar:
         def progress(done, total):
             bar.update(done - bar.n)
 
         result = measure(args.game, out, count=args.positions, particles=args.particles,
                          temperature=args.temperature, seed=args.seed, progress=progress,
-                         model=model)
+                         model=model, force=args.force)
     print((out / "summary.md").read_text(), end="")
-    print(f"files: {out}/positions.csv, summary.json, summary.md"
-          + (", belief.png" if result["plot"] else " (no plot: matplotlib is not installed)"))
+    print(f"results: {out} (positions.csv, summary.json, summary.md"
+          + (", belief.png)" if result["plot"] else ") (no plot: matplotlib is not installed)"))
     return 0
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 from ..engine import GAME_NAMES
@@ -32,7 +31,6 @@ DESCRIPTION = (
 )
 DEFAULT_BUDGETS = "100,300,1000,3000,10000"
 DEFAULT_DEALS = 100
-RESULTS_ROOT = Path("slagwerk-results")
 
 
 def add_arguments(parser) -> None:
@@ -43,7 +41,7 @@ def add_arguments(parser) -> None:
 
 def add_curve_arguments(parser, opponents_default: str = "heuristic") -> None:
     """The arguments every curve experiment shares."""
-    from ..experiments.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MOVE_TIME
+    from ..experiments.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MOVE_TIME, RESULTS_ROOT
 
     parser.add_argument("--game", choices=GAME_NAMES, help="the game")
     parser.add_argument("--budgets", metavar="LIST",
@@ -87,7 +85,7 @@ def run_curve_command(args, kind: str, make_config) -> int:
     from ..agents.registry import resolve_spec_files
     from ..engine.errors import OptionError
     from ..experiments.budget import load_config, parse_budgets, run_curve
-    from ..experiments.defaults import DEFAULT_BOOTSTRAP
+    from ..experiments.defaults import DEFAULT_BOOTSTRAP, default_results_folder
     from ..experiments.runner import ExperimentError
 
     if args.jobs == 0 or args.jobs < -1:
@@ -122,7 +120,7 @@ def run_curve_command(args, kind: str, make_config) -> int:
         config = make_config(args, settings)
         config.validate()
         _say_if_unbalanced(config)
-        results = args.results or RESULTS_ROOT / f"{kind}-{args.game}-{time.strftime('%Y%m%d-%H%M%S')}"
+        results = args.results or default_results_folder(f"{kind}-{args.game}")
         try:
             result = run_curve(config, results, force=args.force, **common)
         except KeyboardInterrupt:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 from ..engine import GAME_NAMES
@@ -29,11 +28,10 @@ from .options import (
 
 MAIN_JOB_DEALS = 100
 """Duplicate groups per game in the no-argument main job (a few minutes on two cores)."""
-RESULTS_ROOT = Path("slagwerk-results")
 
 
 def add_parser(subparsers) -> None:
-    from ..experiments.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MOVE_TIME
+    from ..experiments.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MOVE_TIME, RESULTS_ROOT
 
     parser = subparsers.add_parser(
         "tournament", help="rank agents on duplicate deals (no arguments: every game, built-in agents)",
@@ -103,7 +101,7 @@ def default_agents(game) -> list[str]:
 
 
 def run(args) -> int:
-    from ..experiments.defaults import DEFAULT_BOOTSTRAP
+    from ..experiments.defaults import DEFAULT_BOOTSTRAP, default_results_folder
     from ..experiments.results import ResultsFolder, claim_folder
     from ..experiments.tournament import TournamentConfig, run_tournament
 
@@ -143,11 +141,10 @@ def run(args) -> int:
         config.validate()  # every spec and setting checked before any game runs
         configs.append(config)
 
-    stamp = time.strftime("%Y%m%d-%H%M%S")
     if args.results:
         root = Path(args.results)
     else:
-        root = RESULTS_ROOT / (f"{games[0]}-{stamp}" if len(games) == 1 else f"tournament-{stamp}")
+        root = default_results_folder(games[0] if len(games) == 1 else "tournament")
     # Every game's folder exists before the first game is played, so that
     # --resume ROOT finishes the games not yet started as well.
     folders = [root if len(configs) == 1 else root / config.game for config in configs]
