@@ -12,6 +12,8 @@ and any edit to a kernel source, or an upgrade, starts from an empty folder
 by itself. :func:`configure` sets this before any kernel module is imported
 (``slagwerk/__init__.py`` calls it). An explicit ``NUMBA_CACHE_DIR`` is used
 as it is; ``SLAGWERK_CACHE_DIR`` replaces the user cache folder as the root.
+A folder that cannot be written is replaced by a private temporary one for
+the run (numba's own fallback would write into the installed package).
 
 The first run of a game compiles its kernels for a while: :func:`compiling`
 says so in one line beforehand and remembers afterwards, with a marker file
@@ -21,6 +23,7 @@ in the cache folder, that the game is compiled.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import time
 from contextlib import contextmanager
@@ -34,6 +37,10 @@ MANAGED_ENV = "SLAGWERK_MANAGED_NUMBA_CACHE"
 """Set beside ``NUMBA_CACHE_DIR`` when slagwerk chose it, so that a child
 process (a tournament worker, a test's subprocess) running other sources
 chooses again rather than taking it for the user's explicit choice."""
+
+FALLBACK_ENV = "SLAGWERK_TEMPORARY_CACHE"
+"""Set to the private temporary cache folder (:func:`temporary_folder`) when the
+wanted one cannot be written, so that child processes share it."""
 
 KERNEL_PACKAGES = ("slagwerk.engine", "slagwerk.search", "slagwerk.experiments")
 """Subpackages whose ``.py`` files may hold ``@njit`` kernels."""
@@ -94,14 +101,71 @@ def kernel_sources_hash() -> str:
     return digest.hexdigest()[:16]
 
 
-def cache_folder() -> Path:
-    """The folder numba caches slagwerk's kernels in (see the module doc)."""
-    explicit = os.environ.get(NUMBA_ENV)
-    if explicit and os.environ.get(MANAGED_ENV) != explicit:
-        return Path(explicit)
+def wanted_folder() -> Path:
+    """The per-user, per-sources cache folder (see the module doc)."""
     from . import __version__
 
     return user_cache_root() / f"{__version__}-{kernel_sources_hash()}"
+
+
+@lru_cache(maxsize=8)
+def unwritable_reason(folder: Path) -> str | None:
+    """Why ``folder`` cannot hold the cache (created if missing), or None if it can."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        return err.strerror or type(err).__name__
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "not writable"
+    return None
+
+
+def _private(folder: Path) -> bool:
+    """True for a real folder of this user that nobody else may write to."""
+    try:
+        info = folder.lstat()
+    except OSError:
+        return False
+    owner_ok = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+    return stat.S_ISDIR(info.st_mode) and owner_ok and info.st_mode & 0o077 == 0
+
+
+def temporary_folder() -> Path:
+    """A private temporary cache folder for this run, shared with its child
+    processes and removed when the process that made it exits.
+
+    Used when the wanted folder cannot be written: numba would otherwise
+    fall back to ``__pycache__`` inside the installed package. Never a fixed
+    name under the shared temporary folder, where another user could plant
+    machine code for us to load.
+    """
+    inherited = os.environ.get(FALLBACK_ENV)
+    if inherited and _private(Path(inherited)):
+        return Path(inherited)
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="slagwerk-kernels-"))
+    os.environ[FALLBACK_ENV] = str(folder)
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def is_temporary(folder: Path) -> bool:
+    """True if ``folder`` is this run's :func:`temporary_folder` (kept by no later run)."""
+    return str(folder) == os.environ.get(FALLBACK_ENV)
+
+
+def cache_folder() -> Path:
+    """The folder numba caches slagwerk's kernels in (see the module doc): an
+    explicit ``NUMBA_CACHE_DIR``, else :func:`wanted_folder`, or a
+    :func:`temporary_folder` when that cannot be written."""
+    explicit = os.environ.get(NUMBA_ENV)
+    if explicit and os.environ.get(MANAGED_ENV) != explicit:
+        return Path(explicit)
+    wanted = wanted_folder()
+    return wanted if unwritable_reason(wanted) is None else temporary_folder()
 
 
 def configure() -> Path:
@@ -149,8 +213,16 @@ def compiling(games, stream=None):
     cold = [g for g in games if not is_compiled(g)]
     if cold:
         stream = stream or sys.stderr
-        print(f"compiling the numba kernels for {', '.join(cold)} (about {COMPILE_SECONDS * len(cold)} s, "
-              f"once: later runs load them from {cache_folder()})", file=stream, flush=True)
+        folder = cache_folder()
+        if is_temporary(folder):
+            wanted = wanted_folder()
+            print(f"compiling the numba kernels for {', '.join(cold)} (about {COMPILE_SECONDS * len(cold)} "
+                  f"s) for this run only: the cache folder {wanted} cannot be written "
+                  f"({unwritable_reason(wanted)}); set {ROOT_ENV} to a folder you can write",
+                  file=stream, flush=True)
+        else:
+            print(f"compiling the numba kernels for {', '.join(cold)} (about {COMPILE_SECONDS * len(cold)} "
+                  f"s, once: later runs load them from {folder})", file=stream, flush=True)
     yield cold
     if cold:
         folder = cache_folder()

@@ -83,6 +83,37 @@ def test_an_edited_callee_in_another_file_recompiles_and_the_package_stays_untou
     assert [p for p in cache_root.rglob("*") if p.suffix in (".nbi", ".nbc")]  # it went here instead
 
 
+UNWRITABLE_PROBE = PROBE + """
+from slagwerk import kernel_cache
+with kernel_cache.compiling(["coins"]):
+    pass
+print(kernel_cache.cache_folder(), list(kernel_cache.cache_folder().rglob("*.nbi"))[:1])
+"""
+
+
+def test_a_cache_folder_that_cannot_be_written_is_replaced_for_the_run(tmp_path):
+    """numba's own fallback for an unwritable cache folder is __pycache__ inside
+    the package; instead the run compiles into a private temporary folder,
+    says so, and removes it at exit."""
+    site = tmp_path / "site"
+    package = _install_copy(site)
+    before = _files(package)
+    (tmp_path / "file").write_text("a file, not a folder")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "SLAGWERK_"))}
+    env.update(PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1", SLAGWERK_CACHE_DIR=str(tmp_path / "file"))
+    done = subprocess.run([sys.executable, "-c", UNWRITABLE_PROBE.format(site=str(site))], env=env, cwd=site,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.split("\n")
+    assert lines[0].split()[-1] == "4"
+    folder, cached = lines[1].split(" ", 1)
+    assert Path(folder).name.startswith("slagwerk-kernels-") and ".nbi" in cached  # compiled there
+    assert not Path(folder).exists()  # and removed at exit
+    assert f"the cache folder {tmp_path / 'file'}" in done.stderr and "cannot be written" in done.stderr
+    assert "SLAGWERK_CACHE_DIR" in done.stderr and done.stderr.count("\n") == 1
+    assert _files(package) == before  # nothing written into the package
+
+
 def test_cache_folder_is_per_user_version_and_sources(monkeypatch, tmp_path):
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     monkeypatch.delenv(kernel_cache.MANAGED_ENV, raising=False)

@@ -22,7 +22,7 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from ..agents.warmup import compile_game
-    from ..kernel_cache import cache_folder, compiling, is_compiled
+    from ..kernel_cache import cache_folder, compiling, is_compiled, is_temporary
 
     games = list(dict.fromkeys(args.games or GAME_NAMES))
     unknown = [g for g in games if g not in GAME_NAMES]
@@ -36,5 +36,7 @@ def run(args) -> int:
             compile_game(name)
         took = time.perf_counter() - start
         print(f"{name}: {took:.1f} s" + (" (loaded from the cache)" if cached else " (compiled)"))
-    print(f"warm-up done in {time.perf_counter() - total:.1f} s; cache: {cache_folder()}")
+    folder = cache_folder()
+    kept = "none kept: the cache folder cannot be written" if is_temporary(folder) else str(folder)
+    print(f"warm-up done in {time.perf_counter() - total:.1f} s; cache: {kept}")
     return 0
