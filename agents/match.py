@@ -8,17 +8,22 @@ from .base import Agent
 
 
 def play_match(game: Game, agents: list[Agent], seed: int, deals=None, on_action=None,
-               max_deals: int | None = None) -> State:
+               max_deals: int | None = None, state: State | None = None) -> State:
     """Play a whole match and return its final state (its record via ``record_of``).
 
     Deals are random from ``seed`` unless ``deals`` (a list of deal vectors)
     is given; after the listed deals run out, further deals are random.
     ``on_action(state, seat, text)`` is called after each action; play stops
     after ``max_deals`` deals if given (the match may then be unfinished).
+    ``state``, if given, is the new match to play in (``game.new_match()``):
+    the caller then keeps what was played when an agent's exception stops it.
     """
     if len(agents) != game.n_players:
         raise ValueError(f"{game.name} needs {game.n_players} agents, not {len(agents)}")
-    state = game.new_match()
+    if state is None:
+        state = game.new_match()
+    elif state.deal_number or not state.deal_pending:
+        raise ValueError("play_match plays a new match: give game.new_match() as its state")
     deal_rng = make_rng(derive_seed(seed, 0xDEA1))
     deals = list(deals or [])
     while not state.is_terminal:

@@ -184,3 +184,43 @@ def test_the_console_command_ends_without_tearing_down_after_exit_handlers_and_t
         assert "thread-done" in done.stdout and "torn-down" in done.stdout
     else:
         assert "torn-down" not in done.stdout
+
+
+def test_an_unfinished_match_is_saved_too(tmp_path, capsys, monkeypatch):
+    """docs/records.md: a record may stop anywhere, so --record keeps a match
+    that a human left, an agent forfeited or Ctrl-C stopped, as far as it got."""
+    import io
+
+    from slagwerk.agents.registry import AGENTS, register
+    from slagwerk.agents.simple import RandomAgent
+
+    class Interrupting(RandomAgent):
+        name = "test-interrupting"
+        description = "a random player until its fourth move, then Ctrl-C"
+        moves = 0
+
+        def decide(self, view):
+            self.moves += 1
+            if self.moves == 4:
+                raise KeyboardInterrupt
+            return super().decide(view)
+
+    record_file = tmp_path / "left.json"
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n1\n1\nquit\n"))
+    assert main(["play", "coins", "--human", "0", "--seed", "3", "--record", str(record_file)]) == 1
+    out = capsys.readouterr().out
+    assert "match abandoned" in out and f"unfinished match's record saved to {record_file}" in out
+    record = json.loads(record_file.read_text())
+    assert sum(len(deal["actions"]) for deal in record["deals"]) >= 3 and replay(record)["outcome"] is None
+
+    register(Interrupting)
+    try:
+        record_file = tmp_path / "stopped.json"
+        assert main(["play", "coins", "--agents", "test-interrupting", "random", "random", "--quiet",
+                     "--seed", "5", "--record", str(record_file)]) == 130
+        assert "interrupted" in capsys.readouterr().err
+        actions = json.loads(record_file.read_text())["deals"][0]["actions"]
+        assert len(actions) == 9  # three rounds of three seats, then seat 0 was stopped
+        assert replay(json.loads(record_file.read_text()))["outcome"] is None
+    finally:
+        AGENTS.pop("test-interrupting")

@@ -23,6 +23,7 @@ from slagwerk.cli import main
 from slagwerk.engine import GAME_NAMES, contract, make_game
 from slagwerk.engine.bits import make_rng
 from slagwerk.engine.errors import SpecError
+from slagwerk.engine.records import replay
 from slagwerk.experiments.seating import tables_for
 from slagwerk.experiments.tournament import TournamentConfig, run_tournament
 
@@ -275,11 +276,14 @@ def test_sprt_and_play_take_bots_and_plugins(capsys):
     assert "final totals" in capsys.readouterr().out
 
 
-def test_play_forfeits_a_match_when_a_bot_fails(capsys):
+def test_play_forfeits_a_match_when_a_bot_fails(capsys, tmp_path):
     status = main(["play", "coins", "--agents", "bad", "random", "random", "--quiet",
-                   "--bot", bot_option("bad", MISBEHAVING_BOT, "illegal")])
+                   "--bot", bot_option("bad", MISBEHAVING_BOT, "illegal"),
+                   "--record", str(tmp_path / "r.json")])
     assert status == 1
-    assert "seat 0 (bad) forfeits the match" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "seat 0 (bad) forfeits the match" in out and "unfinished match's record saved" in out
+    assert replay(json.loads((tmp_path / "r.json").read_text()))["outcome"] is None  # kept as far as it got
 
 
 def test_a_forfeit_shown_to_a_human_names_no_card(capsys, monkeypatch):

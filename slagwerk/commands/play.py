@@ -131,25 +131,38 @@ def _play(args, record: ReservedOutput | None) -> int:
         if log.points is not None:
             print(f"  deal points {log.points}; totals {state.totals}", file=out)
 
-    if human is not None:  # the printout must not show other seats' cards
-        from ..agents.human import HumanQuit
-        try:
-            state = play_match(game, agents, seed=args.seed, on_action=human.observe)
-        except HumanQuit as err:
-            print(f"{err}: match abandoned", file=out)
-            return 1
-        except Forfeit as fault:
-            return _forfeited(fault, names, args, out)
-    else:
-        try:
-            state = play_match(game, agents, seed=args.seed, on_action=show)
-        except Forfeit as fault:
-            return _forfeited(fault, names, args, out)
+    from ..agents.human import HumanQuit
+
+    # Played into a state kept here, so that an unfinished match is saved too
+    # (a record may stop anywhere, docs/records.md).
+    state = game.new_match()
+    try:
+        # With a human at the table the printout must not show other seats' cards.
+        play_match(game, agents, seed=args.seed, on_action=human.observe if human is not None else show,
+                   state=state)
+    except HumanQuit as err:
+        print(f"{err}: match abandoned", file=out)
+        _save(record, state, names, args, out)
+        return 1
+    except Forfeit as fault:
+        code = _forfeited(fault, names, args, out)
+        _save(record, state, names, args, out)
+        return code
+    except KeyboardInterrupt:
+        _save(record, state, names, args, out)
+        raise
     print(("" if args.quiet else "\n") + f"final totals {state.totals}; outcome {state.outcome}", file=out)
-    if record is not None:
-        record.write(json.dumps(record_of(state, players=names), indent=1) + "\n")
-        print(f"record saved to {args.record}", file=out)
+    _save(record, state, names, args, out)
     return 0
+
+
+def _save(record: ReservedOutput | None, state, names, args, out) -> None:
+    """Write the match's record, finished or not, if --record asked for it."""
+    if record is None:
+        return
+    record.write(json.dumps(record_of(state, players=names), indent=1) + "\n")
+    which = "record" if state.is_terminal else "unfinished match's record"
+    print(f"{which} saved to {args.record}", file=out)
 
 
 def _forfeited(fault, names, args, out) -> int:
