@@ -38,7 +38,8 @@ def add_parser(subparsers) -> None:
                         help="one agent spec per seat (default: heuristic everywhere)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
     parser.add_argument("--record", metavar="FILE",
-                        help="save the match record (JSON) here; checked before the first deal")
+                        help="save the match record (JSON) here, finished or not; checked before the "
+                        "first deal")
     parser.add_argument("--force", action="store_true",
                         help="let --record replace an existing file")
     parser.add_argument("--quiet", action="store_true", help="print only the result")
