@@ -8,6 +8,7 @@ position in the view, so the same seed and view always give the same action.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -16,6 +17,9 @@ import numpy as np
 from ..engine.bits import derive_seed, make_rng
 from ..engine.errors import SpecError
 from ..engine.game import Game, State
+
+KIND_WORDS = {bool: "true or false", int: "an integer", float: "a finite number", str: "text"}
+"""How an error names the type a parameter wants."""
 
 
 @dataclass(frozen=True)
@@ -51,11 +55,13 @@ class ParamSpec:
                 value = int(float(value)) if isinstance(value, str) and "e" in value else int(value)
             elif self.kind is float:
                 value = float(value)
+                if not math.isfinite(value):  # nan would pass every range check
+                    raise ValueError
             else:
                 value = str(value)
         except (TypeError, ValueError):
             raise SpecError(
-                f"{agent} parameter {name}={value!r} is not a {self.kind.__name__}"
+                f"{agent} parameter {name}={value!r} is not {KIND_WORDS[self.kind]}"
             ) from None
         if self.choices and value not in self.choices:
             raise SpecError(

@@ -137,7 +137,7 @@ def test_resume_of_a_finished_experiment_plays_nothing_and_writes_the_same(tmp_p
     assert main(["experiment", "budget", "--resume", str(folder), "--budgets", "3,10"]) == 2
     assert "--budgets 3 10 conflicts with 3 9" in capsys.readouterr().err
     assert main(["experiment", "information", "--resume", str(folder)]) == 2
-    assert "holds a budget experiment, not information" in capsys.readouterr().err
+    assert "holds the experiment 'budget', not 'information'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("args, message", [

@@ -142,7 +142,8 @@ def test_faulty_agents_forfeit_and_the_tournament_goes_on(faulty_agents, tmp_pat
     "agents, error, message",
     [(("random", "nosuch"), SpecError, "unknown agent 'nosuch'"),
      (("random", "heuristic:depth=2"), SpecError, "unknown parameter 'depth'"),
-     (("random", "ismcts:iterations=many"), SpecError, "iterations='many' is not a int"),
+     (("random", "ismcts:iterations=many"), SpecError, "iterations='many' is not an integer"),
+     (("random", "ismcts:c=nan"), SpecError, "c=nan is not a finite number"),  # nan passes range checks
      (("random",), SpecError, "at least two agents"),
      (("random", "random"), ExperimentError, "share the label 'random'")],
 )

@@ -155,7 +155,7 @@ def test_a_missing_or_bad_parameter_file_is_a_clear_error(tmp_path, content, mes
 def test_a_bad_value_in_a_parameter_file_names_the_parameter(tmp_path):
     path = tmp_path / "best.json"
     path.write_text(json.dumps({"c": "lots"}))
-    with pytest.raises(SpecError, match="c='lots' is not a float"):
+    with pytest.raises(SpecError, match="c='lots' is not a finite number"):
         make(resolve_spec_files(f"ismcts:@{path}"), make_game("coins"))
     with pytest.raises(SpecError, match="two files"):
         resolve_spec_files(f"ismcts:@{path},@{path}")

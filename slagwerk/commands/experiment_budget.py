@@ -98,7 +98,8 @@ def run_curve_command(args, kind: str, make_config) -> int:
             raise OptionError("--force starts an experiment over; it cannot be combined with --resume")
         stored = load_config(args.resume)
         if stored.kind != kind:
-            raise ExperimentError(f"--resume {args.resume!r} holds a {stored.kind} experiment, not {kind}")
+            raise ExperimentError(f"--resume {args.resume!r} holds the experiment '{stored.kind}', "
+                                  f"not '{kind}'")
         _refuse_conflicts(args, stored, options_given)
         result = run_curve(None, args.resume, resume=True, **common)
     else:

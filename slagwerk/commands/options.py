@@ -81,12 +81,14 @@ def add_run_options(parser: argparse.ArgumentParser, move_time: float = 0.0, *,
                         f"(default {f'{move_time:g}' if move_time else 'none'})")
 
 
-def add_game_time_option(parser: argparse.ArgumentParser) -> None:
-    """``--game-time``: each seat's clock for a whole game (``None`` when not given)."""
+def add_game_time_option(parser: argparse.ArgumentParser, *, whole_match: bool = False) -> None:
+    """``--game-time``: each seat's clock for a whole game (``None`` when not given);
+    ``whole_match`` for a command that always plays whole matches (``play``)."""
+    game = "the match" if whole_match else "a game (a deal, or a match with --unit match)"
     parser.add_argument("--game-time", type=float, default=None, metavar="SECONDS",
-                        help="each seat's total thinking time for a game (a deal, or a match with "
-                        "--unit match), like a chess clock; a seat whose clock runs out forfeits "
-                        "(default: no clock; --move-time still bounds each move)")
+                        help=f"each seat's total thinking time for {game}, like a chess clock; a "
+                        "seat whose clock runs out forfeits (default: no clock; --move-time still "
+                        "bounds each move)")
 
 
 def game_time_from_args(args) -> float | None:

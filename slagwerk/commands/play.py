@@ -51,7 +51,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--move-time", type=float, default=0.0, metavar="SECONDS",
                         help="per-move time limit of the agents: a slower move, or any fault of an "
                         "agent or bot, forfeits the match (default: none)")
-    add_game_time_option(parser)
+    add_game_time_option(parser, whole_match=True)
     add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
