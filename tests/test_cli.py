@@ -224,3 +224,11 @@ def test_an_unfinished_match_is_saved_too(tmp_path, capsys, monkeypatch):
         assert replay(json.loads(record_file.read_text()))["outcome"] is None
     finally:
         AGENTS.pop("test-interrupting")
+
+
+@pytest.mark.parametrize("command", [["bot"], ["bot", "--time-limit-ms", "0"], ["serve", "--port", "0"]])
+def test_a_bot_server_names_an_unknown_default_game_at_once(command, capsys):
+    """Before any worker starts (a worker's own command line was shown before)."""
+    assert main([*command, "--game", "chess"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: --game 'chess' is not a game (games: coins, koetsieren, kozel, aluette)\n"

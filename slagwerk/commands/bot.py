@@ -10,7 +10,7 @@ from ..agents.protocol import Defaults, Limits, check_settings, handle, warm_up
 from ..agents.registry import load_parameter_sets, resolve_spec_files
 from ..agents.stdio import serve_lines
 from ..agents.workers import WorkerPool, bot_command
-from ..engine import GAME_NAMES
+from ..engine import GAME_NAMES, GAMES
 from ..engine.errors import OptionError
 from .options import add_agent_source_options, load_agent_sources
 
@@ -108,6 +108,8 @@ def read_defaults(args) -> Defaults:
                 for name, (agent, params) in json.loads(args.parameter_sets_json).items()}
     else:
         sets = load_parameter_sets(args.params)
+    if args.game is not None and args.game not in GAMES:
+        raise OptionError(f"--game {args.game!r} is not a game (games: {', '.join(GAMES)})")
     agent = resolve_spec_files(args.agent) if args.agent else None
     return Defaults(game=args.game, agent=agent, parameter_sets=sets)
 
