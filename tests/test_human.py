@@ -127,4 +127,11 @@ def test_play_command_with_a_human_seat(monkeypatch, capsys):
     assert main(["play", "coins", "--human", "2", "--seed", "3"]) == 1
     assert "match abandoned" in capsys.readouterr().out
     assert main(["play", "coins", "--human", "5"]) == 2
-    assert "seat 5 is not a seat of coins" in capsys.readouterr().err
+    assert "--human 5 is not a seat of this coins match (0..2)" in capsys.readouterr().err
+    # As with --web: one spec per other seat, in seat order (or one per seat, or one for all).
+    monkeypatch.setattr("sys.stdin", Script(["1"]))
+    assert main(["play", "coins", "--human", "1", "--agents", "random", "heuristic", "--target", "1",
+                 "--seed", "3"]) == 0
+    assert "seats: 0=random, 1=human, 2=heuristic" in capsys.readouterr().out
+    assert main(["play", "coins", "--human", "1", "--agents", "random", "heuristic", "random", "random"]) == 2
+    assert "give one agent spec or one per seat or one per other seat (2), not 4" in capsys.readouterr().err

@@ -7,11 +7,10 @@ import sys
 
 from ..agents import make
 from ..agents.match import play_match
-from ..agents.registry import resolve_spec_files
 from ..agents.warmup import ensure_compiled
 from ..engine import GAMES
 from ..engine.bits import derive_seed
-from ..engine.errors import OptionError, SpecError
+from ..engine.errors import OptionError
 from ..engine.records import record_of
 from .options import (
     add_agent_source_options,
@@ -20,6 +19,7 @@ from .options import (
     game_from_args,
     game_time_from_args,
     load_agent_sources,
+    seat_specs,
 )
 from .output import ReservedOutput
 
@@ -44,7 +44,8 @@ def add_parser(subparsers) -> None:
                         help="let --record replace an existing file")
     parser.add_argument("--quiet", action="store_true", help="print only the result")
     parser.add_argument("--human", type=int, metavar="SEAT",
-                        help="play SEAT yourself in this terminal (shows only what that seat sees)")
+                        help="play SEAT yourself in this terminal (shows only what that seat sees); "
+                        "--agents then gives one spec, one per seat or one per other seat")
     parser.add_argument("--web", action="store_true",
                         help="play in the browser instead: serves the page on 127.0.0.1 and opens this "
                         "match, you in seat --human (default 0) against --agents (docs/web.md)")
@@ -57,16 +58,18 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def build_agents(game, specs, seed):
-    """Agents for every seat from specs; a spec list of length 1 fills every seat.
-    A spec's ``@FILE`` is read here, once (:func:`resolve_spec_files`)."""
-    specs = [resolve_spec_files(spec) for spec in specs or ["heuristic"]]
-    if len(specs) == 1:
-        specs = specs * game.n_players
-    if len(specs) != game.n_players:
-        raise SpecError(f"{game.name} with these options has {game.n_players} seats, "
-                        f"but {len(specs)} agent specs were given")
-    return [make(spec, game, seed=derive_seed(seed, 0xA6E, seat)) for seat, spec in enumerate(specs)]
+def build_agents(game, specs, seed, human: int | None = None):
+    """Agents for every seat from specs (:func:`seat_specs`); a person's
+    :class:`HumanPlayer` in seat ``human`` if given."""
+    agents = []
+    for seat, spec in enumerate(seat_specs(game, human, specs)):
+        if spec is None:
+            from ..agents.human import HumanPlayer
+
+            agents.append(HumanPlayer(game, seat))
+        else:
+            agents.append(make(spec, game, seed=derive_seed(seed, 0xA6E, seat)))
+    return agents
 
 
 def game_name(args) -> str:
@@ -100,12 +103,9 @@ def _play(args, record: ReservedOutput | None) -> int:
     game_time = game_time_from_args(args)
     load_agent_sources(args, args.move_time or None)  # plugins and --bot bots
     game = game_from_args(args.game, args)
-    agents = build_agents(game, args.agents, args.seed)
+    agents = build_agents(game, args.agents, args.seed, args.human)
     ensure_compiled([game.name])  # a cold cache compiles before the first deal, and says so
-    human = None
-    if args.human is not None:
-        from ..agents.human import HumanPlayer
-        human = agents[args.human] = HumanPlayer(game, args.human)  # checks the seat
+    human = agents[args.human] if args.human is not None else None
     out = sys.stdout
     names = [getattr(a, "label", a.name) for a in agents]
     agents = [agent if agent is human else _guarded(agent, seat, args.move_time or None, game_time)

@@ -13,8 +13,8 @@ import webbrowser
 from urllib.parse import urlencode
 
 from ..agents.protocol import Limits
-from ..agents.registry import resolve_spec_files
-from ..engine.errors import OptionError, SpecError
+from ..commands.options import seat_specs
+from ..engine.errors import OptionError
 from .server import WebServer
 
 TIME_LIMIT_MS = 30_000
@@ -28,26 +28,9 @@ def match_url(base: str, game, seat: int, specs: list[str], seed: int) -> str:
     return f"{base}/?{urlencode(query)}"
 
 
-def other_seats(game, seat: int, specs: list[str] | None) -> list[str]:
-    """The agents of the seats other than ``seat``, in seat order: one spec fills them
-    all; a spec per seat (the human's ignored) or one per other seat is taken as it is."""
-    n = game.n_players
-    if not 0 <= seat < n:
-        raise OptionError(f"--human {seat} is not a seat of this {game.name} match (0..{n - 1})")
-    specs = [resolve_spec_files(spec) for spec in specs or ["heuristic"]]
-    if len(specs) == 1:
-        return specs * (n - 1)
-    if len(specs) == n:
-        return specs[:seat] + specs[seat + 1:]
-    if len(specs) == n - 1:
-        return specs
-    raise SpecError(f"{game.name} with these options has {n} seats: give one agent spec, one per seat "
-                    f"or one per other seat ({n - 1}), not {len(specs)}")
-
-
 def play_in_browser(game, seat: int, specs: list[str] | None, seed: int, port: int = 0) -> int:
     """Serve the page on loopback, open the match in the browser, serve until Ctrl-C."""
-    others = other_seats(game, seat, specs)
+    others = [spec for spec in seat_specs(game, seat, specs) if spec is not None]
     print("starting the bot worker...", file=sys.stderr, flush=True)
     limits = Limits(max_time_ms=TIME_LIMIT_MS * 4 // 5)
     try:
