@@ -176,7 +176,27 @@ class TournamentConfig:
         if len(self.agents) < 2:
             raise SpecError(f"a tournament needs at least two agents, not {list(self.agents)!r}")
         validate_setup(self.setup())
-        self.tables()
+        tables = self.tables()
+        # Group g plays tables[g % len(tables)]: an agent first seated late needs that many groups.
+        needed = [min(t for t, table in enumerate(tables) if agent in table) + 1
+                  for agent in range(len(self.agents))]
+        if self.deals < max(needed):
+            idle = [label for label, need in zip(self.setup().labels, needed) if need > self.deals]
+            raise ExperimentError(
+                f"with --deals {self.deals}, {', '.join(idle)} would play no game (the agents sit at "
+                f"{len(tables)} different tables, one per duplicate group): give --deals {max(needed)} "
+                f"or more"
+            )
+
+    def unbalanced_note(self) -> str | None:
+        """A note when ``deals`` is not a multiple of the number of tables (some seatings
+        are then played more often than others), else ``None``."""
+        tables = len(self.tables())
+        if self.deals % tables == 0:
+            return None
+        return (f"note: the entries sit at {tables} different tables, played in turn one per group; "
+                f"--deals {self.deals} is not a multiple of {tables}, so some seatings are played more "
+                f"often than others")
 
     def tables(self) -> list[tuple[int, ...]]:
         info = game_info(self.setup())

@@ -153,6 +153,19 @@ def test_bad_specs_are_errors_before_anything_runs(tmp_path, agents, error, mess
     assert not (tmp_path / "bad").exists()
 
 
+def test_too_few_deals_for_every_agent_to_play_is_an_error(tmp_path):
+    """Group g plays table g mod (number of tables): with fewer groups than the
+    table where an agent first sits, it would be 'rated' without a game."""
+    agents = ("random", "heuristic", "ismcts:iterations=5", "pimc:worlds=2,iterations_per_world=2")
+    config = TournamentConfig("coins", agents, deals=2)
+    assert len(config.tables()) == 8  # four agents, three seats
+    with pytest.raises(ExperimentError, match=r"with --deals 2, pimc:worlds=2,iterations_per_world=2 would "
+                       r"play no game \(the agents sit at 8 different tables.*give --deals 3 or more"):
+        run_tournament(config, tmp_path / "few", progress=False)
+    assert not (tmp_path / "few").exists()
+    TournamentConfig("coins", agents, deals=3).validate()
+
+
 # ------------------------------------------------------------------ command line
 
 
@@ -202,14 +215,14 @@ def test_cli_sprt_prints_the_running_test_and_a_verdict(capsys):
 
 
 def test_main_job_runs_every_game_with_the_built_in_agents(tmp_path, capsys, monkeypatch):
-    """The README's first command, cut to one group per game."""
+    """The README's first command, cut to three groups per game (every agent then plays)."""
     from slagwerk.engine import GAME_NAMES
 
     monkeypatch.chdir(tmp_path)
-    assert main(["tournament", "--deals", "1", "--jobs", "1", "--quiet", "--bootstrap", "10"]) == 0
+    assert main(["tournament", "--deals", "3", "--jobs", "1", "--quiet", "--bootstrap", "10"]) == 0
     out = capsys.readouterr().out
     for name in GAME_NAMES:
-        assert f"{name}: 1 duplicate groups" in out
+        assert f"{name}: 3 duplicate groups" in out
     assert "random" in out and "heuristic" in out
     assert len(list((tmp_path / "slagwerk-results").iterdir())) == 1
 

@@ -152,11 +152,9 @@ def show(result, as_json: bool) -> None:
 def _say_if_unbalanced(config) -> None:
     """The schedule plays its tables in turn, one per group: only a multiple of their number
     meets every seating equally often (with many entries at few seats, tables outnumber groups)."""
-    tables = len(config.tournament().tables())
-    if config.deals % tables:
-        print(f"note: the entries sit at {tables} different tables, played in turn one per group; "
-              f"--deals {config.deals} is not a multiple of {tables}, so some seatings are played more "
-              f"often than others", file=sys.stderr)
+    note = config.tournament().unbalanced_note()
+    if note:
+        print(note, file=sys.stderr)
 
 
 def rebuild(path) -> None:
