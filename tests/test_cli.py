@@ -232,3 +232,34 @@ def test_a_bot_server_names_an_unknown_default_game_at_once(command, capsys):
     assert main([*command, "--game", "chess"]) == 2
     err = capsys.readouterr().err
     assert err == "error: --game 'chess' is not a game (games: coins, koetsieren, kozel, aluette)\n"
+
+
+def test_an_interrupted_sprt_or_tune_says_where_it_stopped(tmp_path, capsys, monkeypatch):
+    """Ctrl-C in sprt shows the test after the last finished group; in tune it names the
+    folder to --resume (also the default one, which the user never typed)."""
+    from slagwerk.experiments import sprt, tuning
+
+    real = sprt.run_sprt
+
+    def stopped_after_three_groups(*args, on_group, **kwargs):
+        def group(result):
+            on_group(result)
+            if result.groups == 3:
+                raise KeyboardInterrupt
+        return real(*args, on_group=group, **kwargs)
+
+    monkeypatch.setattr(sprt, "run_sprt", stopped_after_three_groups)
+    assert main(["sprt", "heuristic", "random", "--game", "coins", "--jobs", "1", "--every", "100"]) == 130
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2].startswith("groups     3  W-D-L") and out[-1] == "no decision: interrupted after 3 groups"
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tuning, "run_tuning", interrupted)
+    monkeypatch.chdir(tmp_path)
+    assert main(["tune", "--game", "coins", "--agent", "ismcts", "--param", "c=0.1:3.0", "--opponents",
+                 "random", "--budget", "60", "--quiet"]) == 130
+    err = capsys.readouterr().err
+    assert "every finished evaluation is saved; continue with: slagwerk tune --resume " in err
+    assert "slagwerk-results/tune-coins-ismcts-" in err

@@ -248,7 +248,8 @@ class TuneResult:
                 "seconds": round(self.seconds, 2), "trajectory": self.trajectory}
 
 
-def _default_folder(config: TuneConfig) -> Path:
+def default_folder(config: TuneConfig) -> Path:
+    """The results folder of a run given none: ``slagwerk-results/tune-<game>-<agent>-<time>``."""
     return default_results_folder(f"tune-{config.game}-{config.agent}")
 
 
@@ -334,7 +335,7 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
             raise ExperimentError("run_tuning needs a TuneConfig (or resume=True)")
         plan = config.plan()
         if save:
-            folder = TuningFolder.create(results or _default_folder(config), config.to_json(), force=force)
+            folder = TuningFolder.create(results or default_folder(config), config.to_json(), force=force)
     if folder is not None:
         install_all(keep_stderr_in(registered_bots(), folder.path))  # bots' stderr kept with the results
         log = folder.log()  # locked before the log is read or repaired

@@ -74,15 +74,23 @@ def run(args) -> int:
         raise ExperimentError(f"--every must be positive, not {args.every}")
     game = game_from_args(args.game, args)
 
+    latest = []  # the test after the last finished group, shown if the run is interrupted
+
     def show(result):
+        latest[:] = [result]
         if not args.json and (result.groups % args.every == 0 or result.verdict != "inconclusive"):
             print(_line(result), flush=True)
 
-    result = run_sprt(args.game, game.options, args.a, args.b, args.elo0, args.elo1, args.alpha,
-                      args.beta, args.max_groups, args.seed, jobs=args.jobs, unit=args.unit,
-                      move_time=args.move_time if args.move_time > 0 else None,
-                      game_time=game_time_from_args(args), backend=args.backend, scheduler=args.scheduler,
-                      on_group=show)
+    try:
+        result = run_sprt(args.game, game.options, args.a, args.b, args.elo0, args.elo1, args.alpha,
+                          args.beta, args.max_groups, args.seed, jobs=args.jobs, unit=args.unit,
+                          move_time=args.move_time if args.move_time > 0 else None,
+                          game_time=game_time_from_args(args), backend=args.backend,
+                          scheduler=args.scheduler, on_group=show)
+    except KeyboardInterrupt:
+        if latest and not args.json:
+            print(f"{_line(latest[0])}\nno decision: interrupted after {latest[0].groups} groups", flush=True)
+        raise
     if args.json:
         print(json.dumps({"game": args.game, "a": args.a, "b": args.b, **result.as_json()}))
         return 0

@@ -78,7 +78,7 @@ def run(args) -> int:
     from ..agents.registry import resolve_spec_files
     from ..experiments.runner import ExperimentError
     from ..experiments.tuning import TuneConfig, format_report, run_tuning
-    from ..experiments.tuning.run import confirmation_seed
+    from ..experiments.tuning.run import confirmation_seed, default_folder
 
     if args.jobs == 0 or args.jobs < -1:
         raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
@@ -86,10 +86,12 @@ def run(args) -> int:
     confirm_bar = _ConfirmBar(not args.quiet)
     common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                   progress=not args.quiet, on_confirm_group=confirm_bar.update)
+    folder = None  # the results folder, once known: an interrupt names it
     try:
         if args.resume:
             _refuse_conflicting_flags(args)
-            result = run_tuning(None, args.resume, resume=True, **common)
+            folder = args.resume
+            result = run_tuning(None, folder, resume=True, **common)
         else:
             missing = [flag for flag, value in (("--game", args.game), ("--agent", args.agent),
                                                 ("--opponents", args.opponents), ("--budget", args.budget))
@@ -109,7 +111,14 @@ def run(args) -> int:
                 unit=_or(args.unit, DEFAULT_UNIT), move_time=_move_time(args),
                 game_time=game_time_from_args(args), confirm=not args.no_confirm, **_sprt_settings(args),
             )
-            result = run_tuning(config, args.results, force=args.force, **common)
+            folder = args.results or default_folder(config)
+            result = run_tuning(config, folder, force=args.force, **common)
+    except KeyboardInterrupt:
+        confirm_bar.close()
+        if folder is not None:
+            print(f"\nevery finished evaluation is saved; continue with: slagwerk tune --resume {folder}",
+                  file=sys.stderr)
+        raise
     finally:
         confirm_bar.close()
     if args.json:
@@ -208,3 +217,4 @@ class _ConfirmBar:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+            self.bar = None
