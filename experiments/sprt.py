@@ -166,12 +166,12 @@ class SprtResult:
 def check_parameters(elo0: float, elo1: float, alpha: float, beta: float, max_groups: int) -> None:
     """:raises ExperimentError: unless ``elo0 < elo1``, ``0 < alpha, beta < 0.5``, ``max_groups >= 1``."""
     if not elo0 < elo1:
-        raise ExperimentError(f"elo0 must be below elo1, not elo0={elo0!r} and elo1={elo1!r}")
+        raise ExperimentError(f"--elo0 must be below --elo1, not --elo0 {elo0!r} and --elo1 {elo1!r}")
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not 0.0 < value < 0.5:
-            raise ExperimentError(f"{name} must lie between 0 and 0.5, not {value!r}")
+            raise ExperimentError(f"--{name} must lie between 0 and 0.5, not {value!r}")
     if isinstance(max_groups, bool) or not isinstance(max_groups, int) or max_groups < 1:
-        raise ExperimentError(f"max_groups must be a positive integer, not {max_groups!r}")
+        raise ExperimentError(f"--max-groups must be a positive integer, not {max_groups!r}")
 
 
 def run_sprt(game: str, options: dict, a_spec: str, b_spec: str, elo0: float, elo1: float,

@@ -87,8 +87,8 @@ def test_run_sprt_stops_inconclusive_at_max_groups():
 
 @pytest.mark.parametrize(
     "kwargs, message",
-    [({"elo0": 10, "elo1": 5}, "elo0 must be below elo1"), ({"alpha": 0.7}, "alpha must lie"),
-     ({"max_groups": 0}, "max_groups must be")],
+    [({"elo0": 10, "elo1": 5}, "--elo0 must be below --elo1"), ({"alpha": 0.7}, "--alpha must lie"),
+     ({"max_groups": 0}, "--max-groups must be")],
 )
 def test_bad_sprt_parameters_are_clear_errors(kwargs, message):
     args = {"elo0": 0.0, "elo1": 20.0, "alpha": 0.05, "beta": 0.05, "max_groups": 10}

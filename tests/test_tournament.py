@@ -198,7 +198,7 @@ def test_cli_resume_continues_a_finished_folder_without_playing_again(tmp_path, 
      (["tournament", "--game", "coins", "--deals", "0"], "--deals must be a positive integer"),
      (["tournament", "--resume", "/nonexistent/folder"], "no tournament there"),
      (["sprt", "heuristic", "random", "--game", "coins", "--elo0", "5", "--elo1", "0"],
-      "elo0 must be below elo1")],
+      "--elo0 must be below --elo1")],
 )
 def test_cli_errors_are_one_line(argv, message, capsys):
     assert main(argv) == 2

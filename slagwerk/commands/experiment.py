@@ -34,7 +34,8 @@ def experiment_module(name: str):
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "experiment", help="experiments with plots: strength against budget, the value of information",
+        "experiment",
+        help="experiments with plots: strength against budget, the value of information, belief accuracy",
         description="Run an experiment that answers a research question with a curve: every point "
         "is an entry of one tournament on duplicate deals (rated on one Elo scale with 95% intervals), "
         "and the results folder gets a CSV, a JSON, a Markdown summary and a plot beside the "
