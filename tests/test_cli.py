@@ -55,6 +55,15 @@ def test_bad_input_is_one_clear_error_line(argv, message, capsys):
     assert message in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("argv", [["play", "coins", "--seed", "-1"], ["tournament", "--seed", str(2**63)]])
+def test_a_seed_out_of_range_is_refused_by_the_parser(argv, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "Traceback" not in err
+    assert "argument --seed: a seed is 0..2**63-1, not " in err
+
+
 def test_bench_json_rows(capsys):
     assert main(["bench", "--game", "coins", "--seconds", "0.3", "--no-search", "--no-c",
                  "--json"]) == 0

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..engine import GAME_NAMES
 from ..engine.errors import OptionError
+from .options import seed_value
 
 HELP = "belief accuracy: how much likelier the inferred belief finds the hidden cards"
 DESCRIPTION = (
@@ -32,7 +33,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--model", default=None, metavar="FILE",
                         help="measure this opponent model (a file of python -m "
                         "slagwerk.experiments.belief_model --out) instead of the game's")
-    parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    parser.add_argument("--seed", type=seed_value, default=1, help="seed (default 1)")
     parser.add_argument("--results", "--out", dest="results", metavar="DIR", default=None,
                         help="results folder, new or empty (default slagwerk-results/belief-<game>-<time>)")
     parser.add_argument("--force", action="store_true",

@@ -64,7 +64,7 @@ def add_run_options(parser: argparse.ArgumentParser, move_time: float = 0.0, *,
     apart) and the command applies :data:`DEFAULT_SEED`, :data:`DEFAULT_UNIT`
     and ``move_time`` itself.
     """
-    parser.add_argument("--seed", type=int, default=None if resumable else DEFAULT_SEED,
+    parser.add_argument("--seed", type=seed_value, default=None if resumable else DEFAULT_SEED,
                         help=f"seed (default {DEFAULT_SEED})")
     parser.add_argument("--unit", choices=("deal", "match"), default=None if resumable else DEFAULT_UNIT,
                         help="a game is one deal scored by its normalised deal score (default), "
@@ -175,3 +175,18 @@ def seat_specs(game, human: int | None, specs: list[str] | None) -> list[str | N
     if human is not None:
         specs[human] = None
     return specs
+
+
+MAX_SEED = 2**63 - 1
+"""The largest seed (as the bot protocol's ``seed``)."""
+
+
+def seed_value(text: str) -> int:
+    """An argparse type: a seed, an integer 0..2**63-1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"a seed is 0..2**63-1, not {value}")
+    return value

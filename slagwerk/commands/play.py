@@ -20,6 +20,7 @@ from .options import (
     game_time_from_args,
     load_agent_sources,
     seat_specs,
+    seed_value,
 )
 from .output import ReservedOutput
 
@@ -36,7 +37,7 @@ def add_parser(subparsers) -> None:
                         help="the game, as the other commands name it (instead of the positional)")
     parser.add_argument("--agents", nargs="+", metavar="SPEC",
                         help="one agent spec per seat (default: heuristic everywhere)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument("--seed", type=seed_value, default=0, help="seed of the deals and agents (default 0)")
     parser.add_argument("--record", metavar="FILE",
                         help="save the match record (JSON) here, finished or not; checked before the "
                         "first deal")
