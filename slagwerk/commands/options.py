@@ -178,7 +178,8 @@ def seat_specs(game, human: int | None, specs: list[str] | None) -> list[str | N
 
 
 MAX_SEED = 2**63 - 1
-"""The largest seed (as the bot protocol's ``seed``)."""
+"""The largest seed: the bot protocol's ``agents.protocol.MAX_SEED``, not imported
+because that module loads numpy and the parsers answer without it."""
 
 
 def seed_value(text: str) -> int:
