@@ -38,10 +38,10 @@ from .results import claim_folder
 
 STAGES = ("early", "middle", "late")
 DEFAULT_AGENTS = ("ismcts:iterations=300,belief=uniform", "heuristic")
+"""Who plays the games the positions come from."""
 PLOT = "belief.png"
 FILES = ("positions.csv", "summary.json", "summary.md", PLOT)
 """Every file a run writes (and, with ``force``, replaces)."""
-"""Who plays the games the positions come from."""
 
 
 def stage_of(tricks_done: int, tricks_per_deal: int) -> str:

@@ -148,7 +148,13 @@ def temporary_folder() -> Path:
 
     folder = Path(tempfile.mkdtemp(prefix="slagwerk-kernels-"))
     os.environ[FALLBACK_ENV] = str(folder)
-    atexit.register(shutil.rmtree, folder, True)
+    maker = os.getpid()
+
+    def remove() -> None:
+        if os.getpid() == maker:  # a forked worker inherits this handler, not the folder
+            shutil.rmtree(folder, ignore_errors=True)
+
+    atexit.register(remove)
     return folder
 
 

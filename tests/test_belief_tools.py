@@ -105,6 +105,11 @@ def test_the_command_keeps_to_its_own_folder(tmp_path, capsys):
     (done / "notes.txt").write_text("mine")
     assert belief(done, "--force", "--seed", "5") == 0
     assert (done / "notes.txt").read_text() == "mine" and (done / "summary.json").read_text() != first
+    from slagwerk.commands.experiment_belief import rebuild
+
+    (done / "belief.png").unlink()
+    rebuild(done)  # the plot drawn again from summary.json
+    assert (done / "belief.png").read_bytes().startswith(b"\x89PNG")
 
 
 def _coins_view():

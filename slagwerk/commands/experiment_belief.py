@@ -80,4 +80,4 @@ def rebuild(path) -> None:
 
     folder = Path(path)
     result = json.loads((folder / "summary.json").read_text())
-    plot(result["summary"], result["game"], folder / "belief.png")
+    plot(result["summary"], result["game"], folder)
