@@ -41,7 +41,7 @@ def add_arguments(parser) -> None:
 
 def add_curve_arguments(parser, opponents_default: str = "heuristic") -> None:
     """The arguments every curve experiment shares."""
-    from ..experiments.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MOVE_TIME, RESULTS_ROOT
+    from ..experiments.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MOVE_TIME, MIN_BOOTSTRAP, RESULTS_ROOT
 
     parser.add_argument("--game", choices=GAME_NAMES, help="the game")
     parser.add_argument("--budgets", metavar="LIST",
@@ -63,7 +63,7 @@ def add_curve_arguments(parser, opponents_default: str = "heuristic") -> None:
                         "run's files there)")
     parser.add_argument("--bootstrap", type=int, default=None,
                         help=f"bootstrap resamples for the intervals (default {DEFAULT_BOOTSTRAP}, "
-                        "at least 10)")
+                        f"at least {MIN_BOOTSTRAP})")
     parser.add_argument("--json", action="store_true", help="print the experiment's JSON document")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_run_options(parser, move_time=DEFAULT_MOVE_TIME, resumable=True)

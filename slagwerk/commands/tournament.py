@@ -31,7 +31,7 @@ MAIN_JOB_DEALS = 100
 
 
 def add_parser(subparsers) -> None:
-    from ..experiments.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MOVE_TIME, RESULTS_ROOT
+    from ..experiments.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MOVE_TIME, MIN_BOOTSTRAP, RESULTS_ROOT
 
     parser = subparsers.add_parser(
         "tournament", help="rank agents on duplicate deals (no arguments: every game, built-in agents)",
@@ -64,7 +64,7 @@ def add_parser(subparsers) -> None:
                         help="keep every game's full record (docs/records.md) in the results")
     parser.add_argument("--bootstrap", type=int, default=None,
                         help=f"bootstrap resamples for the intervals (default {DEFAULT_BOOTSTRAP}, "
-                        "at least 10)")
+                        f"at least {MIN_BOOTSTRAP})")
     parser.add_argument("--json", action="store_true",
                         help="print each game's final ranking as one JSON object per line")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
