@@ -142,6 +142,11 @@ class HumanPlayer(Agent):
         self._say(line)
         if log.points is not None:
             self._say(f"deal over: points {log.points}; totals {state.totals}")
+            known = log.seen_by(self.seat, state.game.info.counting_reveals_actions)
+            turned_up = [f"seat {s} {text}" for s, text, seen in zip(log.seats, known, log.seen)
+                         if text != seen[self.seat]]
+            if turned_up:
+                self._say("turned up for the count: " + ", ".join(turned_up))
         if state.is_terminal:
             result = state.outcome[self.seat]
             verdict = {1: "you win", 0: "you lose"}.get(result, "a draw")

@@ -51,8 +51,9 @@ from .views import ViewParts, check_keys, read_common, read_options, write_commo
 class DealLog:
     """One deal as it happened: dealer, deal vector, actions and trick results.
 
-    ``seen[i][s]`` is how seat ``s`` saw action ``i`` (Kozel hides face-down
-    discards), used to build views.
+    ``seen[i][s]`` is how seat ``s`` saw action ``i`` when it was made (Kozel
+    hides face-down discards); :meth:`seen_by` is how the seat knows the
+    actions now, used to build views.
     """
 
     dealer: int
@@ -63,6 +64,14 @@ class DealLog:
     seen: list[list[str]] = field(default_factory=list)
     trick_winners: list = field(default_factory=list)
     points: list | None = None
+
+    def seen_by(self, seat: int, counting_reveals: bool) -> list[str]:
+        """Each action as ``seat`` knows it: as it saw it played, or in full once
+        the deal is counted where ``counting_reveals`` (the game's
+        ``counting_reveals_actions``)."""
+        if counting_reveals and self.points is not None:
+            return list(self.texts)
+        return [seen[seat] for seen in self.seen]
 
 
 class Game(ABC):

@@ -47,6 +47,9 @@ class GameInfo:
     hides_actions: bool = False
     """Some actions are seen only in part by other seats (the kernels then
     provide ``observed_actions``)."""
+    counting_reveals_actions: bool = False
+    """Once a deal is counted, every seat sees its hidden actions in full
+    (Kozel §3.8.3: the face-down discards are turned up for the count)."""
     bench_options: dict[str, int] = field(default_factory=dict)
     """Options under which every benchmarked deal is a whole deal."""
     rules: str = ""

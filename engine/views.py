@@ -55,7 +55,7 @@ COMMON_KEYS = (
     "tricks_done",  # completed tricks in this deal
     "totals",  # match totals per seat (docs/records.md meaning)
     "deal_points",  # this deal's points so far per seat
-    "history",  # this deal's actions as this seat saw them: [{"seat", "action"}]
+    "history",  # this deal's actions as this seat knows them: [{"seat", "action"}]
     "legal_actions",  # present when this seat is to move
 )
 
@@ -84,7 +84,8 @@ def common_view(state, seat: int) -> dict:
     log = state.deals[-1] if state.deals else None
     history = []
     if log is not None:
-        history = [{"seat": s, "action": seen[seat]} for s, seen in zip(log.seats, log.seen)]
+        texts = log.seen_by(seat, game.info.counting_reveals_actions)
+        history = [{"seat": s, "action": text} for s, text in zip(log.seats, texts)]
     view = {
         "game": game.name,
         "options": dict(game.options),

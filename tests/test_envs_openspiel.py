@@ -153,6 +153,31 @@ def test_the_information_state_remembers_earlier_deals():
     assert "[deal 1]" in text and "[deal 2]" in text
 
 
+def test_the_information_state_learns_kozels_discards_at_the_count():
+    """docs/rules.md §3.8 (3.): another seat's discards are hidden until the deal is
+    counted; from the count on, the information state names them."""
+    os_game = sw_openspiel.load_game("kozel", objective="match")
+    engine_game = make_game("kozel")
+    state = os_game.new_initial_state()
+    rng = np.random.default_rng(2)
+    while state.is_chance_node():
+        state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+    before = None
+    while not state.is_chance_node():
+        before = state.information_state_string(0)
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    after = state.information_state_string(0)
+    arr, kernels = state._array, engine_game.kernels
+    theirs = set()  # the cards seats 1-3 discarded
+    for cell in range(4 * State(engine_game, arr).tricks_done):
+        if cell % 4 and arr[kernels.PLAY_KIND + cell] == kernels.KIND_DISCARD:
+            theirs |= set(engine_game.names_of(int(arr[kernels.PLAYED + cell])))
+    names = {engine_game.deck.name(c) for c in range(engine_game.deck.size)}
+    counted = _cards_in(json.loads(after.split("[counted] ")[-1]), names)
+    assert theirs and theirs <= counted
+    assert "[counted]" not in before and after.startswith(before)
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_resampling_keeps_the_seats_information_state(game):
     os_game = sw_openspiel.load_game(game, objective="deal", **GAMES[game])

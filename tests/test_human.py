@@ -71,6 +71,10 @@ def test_a_scripted_person_plays_a_whole_match_seeing_only_its_view(game_name):
         assert card_tokens(shown, game.deck) <= card_tokens(json.dumps(view), game.deck)
     printed = out.getvalue()
     assert "deal 1, dealer seat" in printed and "deal over: points" in printed
+    if game_name == "kozel":  # docs/rules.md §3.8 (3.): the count turns the discards up
+        turned = re.findall(r"turned up for the count: (.*)", printed)
+        assert turned and all(re.fullmatch(r"seat \d discard:\w\w(,\w\w)*", item)
+                              for line in turned for item in line.split(", "))
     if state.is_terminal:
         assert "match over:" in printed
 

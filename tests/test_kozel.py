@@ -196,6 +196,60 @@ def test_face_down_discards_are_seen_only_by_their_owner():
     assert record_of(state)["deals"][0]["actions"][-1] == "discard:Th,6c"
 
 
+def _counted_deal_views(seed):
+    """A deal played at random to its count; every seat's view then, and the deal's log."""
+    state = _random_deal_state(seed)
+    return state, [state.view(s) for s in range(4)], state.deals[-1]
+
+
+def test_face_down_discards_are_turned_up_when_the_deal_is_counted():
+    """docs/rules.md §3.8 (3.): face-down discards stay unseen *until the deal is counted*;
+    from then on every seat's view names them, in its tricks and in its history, and
+    such a view reads back (where an unknown '??' is now refused)."""
+    named = 0
+    for seed in range(6):
+        state, views, log = _counted_deal_views(seed)
+        for seat, view in enumerate(views):
+            assert [h["action"] for h in view["history"]] == log.texts
+            for t, trick in enumerate(view["tricks"]):
+                for p in trick["plays"]:  # the cards each seat really played
+                    played = int(state.array[K.PLAYED + t * 4 + p["seat"]])
+                    assert set(p["cards"]) == set(KOZEL_DECK.names(played))
+                    if p["kind"] == "discard" and p["seat"] != seat:
+                        named += len(p["cards"])
+            rebuilt = GAME.state_from_view(view, seed=1)
+            assert {k: v for k, v in rebuilt.view(seat).items() if k != "history"} == {
+                k: v for k, v in view.items() if k != "history"}
+            hidden = json.loads(json.dumps(view))
+            for p in hidden["tricks"][0]["plays"][1:]:
+                p["cards"] = ["??"] * len(p["cards"])
+            if any(p["seat"] != seat for p in hidden["tricks"][0]["plays"][1:]):
+                with pytest.raises(InvalidViewError, match="cannot hold unknown cards"):
+                    GAME.state_from_view(hidden)
+    assert named > 0, "no deal had another seat's discard: the test proved nothing"
+
+
+def test_discards_stay_hidden_until_the_last_trick_is_counted():
+    """docs/rules.md §3.8 (3.): before the count (the last trick in progress), another
+    seat's discards are still '??' and discard:N."""
+    rng = random.Random(4)
+    state = GAME.new_match(seed=4)
+    while state.array[K.STOCK_NEXT] < K.STOCK_SIZE or state.tricks_done == 0:
+        state.apply(rng.choice(state.legal_actions()))
+    last = None
+    while not state.deal_pending:
+        last = state.view(state.to_move)
+        state.apply(rng.choice(state.legal_actions()))
+    seat = last["seat"]
+    log = state.deals[-1]
+    theirs = [i for i, s in enumerate(log.seats[: len(last["history"])])
+              if s != seat and log.texts[i].startswith("discard:")]
+    assert theirs, "nobody else discarded in this deal: pick another seed"
+    assert all(last["history"][i]["action"].split(":")[1].isdigit() for i in theirs)
+    theirs = [p for t in last["tricks"] for p in t["plays"] if p["kind"] == "discard" and p["seat"] != seat]
+    assert sum(p["cards"].count("??") for p in theirs) > 0
+
+
 def test_beats_are_face_up_for_everyone():
     """docs/rules.md §3.9: a beat is played face up: every seat sees its cards, unlike a discard."""
     state = play(start(HANDS, "7s"), "lead:9h,7h", "beat:Th,Jh")

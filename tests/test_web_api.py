@@ -76,16 +76,16 @@ def hidden_cards(match: WebMatch) -> set[str]:
 
 def check_page(match: WebMatch, page: dict) -> int:
     """The page's JSON against the true state taken at the same moment: its view is
-    the seat's view, each finished deal's actions are as the seat saw them, and no
-    other card in it is one the seat cannot see. Returns how many hidden cards there
-    were (so that the check was not empty)."""
+    the seat's view, each finished deal's actions are in full (counted: docs/rules.md
+    §3.8 turns Kozel's discards up; the other games hide no action), and no other card
+    in it is one the seat cannot see. Returns how many hidden cards there were (so
+    that the check was not empty)."""
     state, seat = match.state, match.seat
     assert page["view"] == state.view(seat)
     finished = [log for log in state.deals if log.points is not None]
     assert len(page["deals"]) == len(finished)
     for shown, log in zip(page["deals"], finished):
-        seen = [{"seat": s, "action": texts[seat]} for s, texts in zip(log.seats, log.seen)]
-        assert shown["history"] == seen
+        assert shown["history"] == [{"seat": s, "action": text} for s, text in zip(log.seats, log.texts)]
         assert not cards_in({k: v for k, v in shown.items() if k != "history"})
     hidden = hidden_cards(match)
     rest = {k: v for k, v in page.items() if k not in ("view", "deals")}

@@ -21,6 +21,7 @@ INFO = GameInfo(
     observation=f"{__name__}.observation",
     team_game=True,
     hides_actions=True,  # discards are face down
+    counting_reveals_actions=True,  # until the deal is counted (§3.8.3)
     playout_free_of_refcounts=False,  # its large action kernels are calls (inlining them: +6%)
     test_options=({}, {"first_dealer": 3}),
     determinize_uses_whole_history=False,  # earlier tricks' molodka questions: the replay checks them

@@ -3,7 +3,8 @@
 Notation: ``lead:9h,7h``, ``beat:Ts,8h``, ``discard:7d,6c``, ``molodka``,
 ``pass``. Card order inside a set does not matter when parsing (the pairing
 of a beat follows from the sets); printed sets list the highest rank first.
-Another seat sees a face-down discard as ``discard:N``.
+Another seat sees a face-down discard as ``discard:N`` until the deal is
+counted, when the discards are turned up (§3.8).
 
 >>> from slagwerk.engine import make_game
 >>> game = make_game("kozel")
@@ -53,7 +54,7 @@ VIEW_KEYS = COMMON_KEYS + (
     "stock_size",  # cards left in the stock
     "shown",  # every card shown face up this deal
     "known_cards",  # per seat: cards everyone knows it holds (returned by a molodka)
-    "tricks",  # this deal's completed tricks as this seat saw them
+    "tricks",  # this deal's completed tricks as this seat saw them (all turned up once counted)
     "trick",  # the trick in progress (null between deals)
 )
 COMPLETED_TRICK_KEYS = ("leader", "plays", "winner")
@@ -252,11 +253,12 @@ class Kozel(Game):
         face_up = int(arr[K.FACE_UP])
         dealt = state.deal_number > 0
         in_deal = state.phase in (PHASE_PLAY, K.PHASE_QUESTION)
+        counted = dealt and not in_deal  # the discards are turned up (§3.8.3)
         done = min(state.tricks_done, K.MAX_TRICKS)
         tricks = [
             {
                 "leader": int(arr[K.TRICK_LEADERS + t]),
-                "plays": self._plays(arr, t, seat, int(arr[K.TRICK_LEADERS + t])),
+                "plays": self._plays(arr, t, -1 if counted else seat, int(arr[K.TRICK_LEADERS + t])),
                 "winner": int(arr[K.TRICK_WINNERS + t]),
             }
             for t in range(done if dealt else 0)
@@ -284,7 +286,8 @@ class Kozel(Game):
         return view
 
     def _plays(self, arr, t: int, seat: int, leader: int) -> list[dict]:
-        """The plays of trick ``t`` in order from ``leader``, as ``seat`` saw them."""
+        """The plays of trick ``t`` in order from ``leader``, as ``seat`` saw them
+        (-1: as everybody sees them once the deal is counted, discards too)."""
         face_up = int(arr[K.FACE_UP])
         plays = []
         for i in range(K.N_SEATS):
@@ -294,7 +297,7 @@ class Kozel(Game):
             if not kind:
                 continue
             cards = int(arr[K.PLAYED + cell])
-            if kind == K.KIND_DISCARD and p != seat:
+            if kind == K.KIND_DISCARD and p != seat and seat >= 0:
                 names = self.names_of(cards & face_up)
                 names += [UNKNOWN_CARD] * bin(cards & ~face_up).count("1")
             else:
@@ -367,11 +370,8 @@ class Kozel(Game):
                 cards = f"({bin(hand).count('1')} cards)"
             lines.append(f"  seat {s}: {cards}")
         if state.phase in (PHASE_PLAY, K.PHASE_QUESTION):
+            # the omniscient picture (seat None) shows face-down cards too
             plays = self._plays(arr, state.tricks_done, -1 if seat is None else seat, state.leader)
-            if seat is None:  # the omniscient picture shows face-down cards too
-                for play in plays:
-                    cell = state.tricks_done * K.N_SEATS + play["seat"]
-                    play["cards"] = self.names_of(int(arr[K.PLAYED + cell]))
             shown = ", ".join(f"seat {p['seat']} {p['kind']}:{','.join(p['cards'])}" for p in plays)
             lines.append(f"  trick {state.tricks_done + 1}: {shown or '(nothing played yet)'}")
             if state.phase == K.PHASE_QUESTION:
@@ -407,6 +407,9 @@ class _ViewReader:
         self.deck = game.deck
         self.seat = view["seat"]
         self.trump_suit = -1
+        # Nobody to move after a trick: the deal is over and counted, and its
+        # discards were turned up (§3.8.3); the checks below make sure it is over.
+        self.counted = view["to_move"] is None and bool(view["tricks_done"])
 
     # -- small readers
     def fail(self, message: str):
@@ -465,7 +468,7 @@ class _ViewReader:
             allowed = ("lead", "molodka") if i == 0 else ("beat", "discard")
             if kind not in allowed:
                 self.fail(f"{pw}: kind {brief(kind)} must be one of {', '.join(allowed)}")
-            hidden_ok = kind == "discard" and seat != self.seat
+            hidden_ok = kind == "discard" and seat != self.seat and not self.counted
             cards, unknown = self.card_list(play["cards"], f"{pw} 'cards'", hidden_ok)
             count = len(cards) + unknown
             if i == 0:
@@ -483,7 +486,7 @@ class _ViewReader:
                 missing = [c for c in cards if c not in self.shown]
                 if missing:
                     self.fail(f"{pw}: face-up card {self.deck.name(missing[0])} is missing from 'shown'")
-            elif seat != self.seat:
+            elif seat != self.seat and not self.counted:
                 hidden = [c for c in cards if c not in self.shown]
                 if hidden:
                     self.fail(f"{pw}: seat {self.seat} cannot know the face-down {self.deck.name(hidden[0])}")

@@ -23,7 +23,8 @@ score mapped to [-1, 1]).
 - ``information_state_string(p)`` has perfect recall over the whole match:
   at each deal what ``p`` saw when it was dealt (its view), then every
   action as ``p`` saw it (a face-down Kozel discard shows only its size)
-  and what ``p`` learnt privately (Kozel: the cards it drew).
+  and what ``p`` learnt privately (Kozel: the cards it drew), and at a
+  Kozel deal's count its view then, which names every discard.
 - ``observation_string(p)`` is ``p``'s view now (as JSON, without the
   deal's history), ``observation_tensor(p)`` the game's encoding.
 - ``resample_from_infostate(p, sampler)`` redeals the cards ``p`` cannot
@@ -229,6 +230,9 @@ class _Step:
         private = getattr(context.module, "private_events", None)
         if private is not None:
             text += private(game, self.prev.array, self.array, seat)
+        if game.info.counting_reveals_actions and self.array[DEAL_COMPLETE]:
+            # the count shows everybody the hidden actions (Kozel's discards, §3.8)
+            text += "\n[counted] " + view_text(game, self.array, seat)
         return text
 
 

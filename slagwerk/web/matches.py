@@ -265,7 +265,8 @@ class WebMatch:
         if log.points is not None:  # the deal is over
             self.deals.append(DealSummary(
                 number=state.deal_number, dealer=log.dealer,
-                history=[{"seat": s, "action": seen[self.seat]} for s, seen in zip(log.seats, log.seen)],
+                history=[{"seat": s, "action": text} for s, text in zip(
+                    log.seats, log.seen_by(self.seat, self.game.info.counting_reveals_actions))],
                 trick_ends=self.trick_ends, points=list(log.points), totals=state.totals))
             self.trick_ends = []
         self._deal_if_pending()
