@@ -144,6 +144,22 @@ def test_hello_lists_every_game_and_view_agent_and_quit_stops_the_bot():
     process.proc.stdout.close()
 
 
+def test_a_max_time_above_the_hard_limits_share_is_lowered_with_a_notice():
+    """docs/protocol.md: time_ms budgets may use 80% of --time-limit-ms; a larger
+    --max-time-ms is lowered, and the bot says so at start (on stderr: stdout is answers)."""
+    requests = json.dumps({"id": 1, "type": "hello"}) + "\n" + json.dumps({"id": 2, "type": "quit"}) + "\n"
+    done = subprocess.run([sys.executable, "-m", "slagwerk", "bot", "--max-time-ms", "5000",
+                           "--time-limit-ms", "2000"], input=requests, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[0])["limits"]["max_time_ms"] == 1600
+    assert "--max-time-ms 5000 lowered to 1600, 80% of --time-limit-ms 2000" in done.stderr
+    quiet = subprocess.run([sys.executable, "-m", "slagwerk", "bot", "--time-limit-ms", "2000"],
+                           input=requests, capture_output=True, text=True, timeout=120)
+    assert json.loads(quiet.stdout.splitlines()[0])["limits"]["max_time_ms"] == 1600
+    assert "lowered" not in quiet.stderr  # the default is lowered silently: nothing was asked
+
+
 def test_hello_describes_options_and_parameters():
     info = hello()
     assert info["games"]["coins"]["options"]["target"] == {

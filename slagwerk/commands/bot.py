@@ -49,7 +49,8 @@ def add_limit_options(parser, time_help: str = "the largest time_ms budget a req
     default = Limits()
     parser.add_argument("--max-request-bytes", type=int, default=default.max_request_bytes, metavar="N",
                         help=f"longest request accepted (default {default.max_request_bytes})")
-    parser.add_argument("--max-time-ms", type=int, default=default.max_time_ms, metavar="MS",
+    # None: not given (bot says so only when a flag the user gave is lowered)
+    parser.add_argument("--max-time-ms", type=int, default=None, metavar="MS",
                         help=f"{time_help} (default {default.max_time_ms})")
     add_cap_options(parser)
 
@@ -73,11 +74,17 @@ def add_server_options(parser) -> None:
                         "set NAME, which requests name as AGENT:params=NAME (repeatable)")
 
 
+def wanted_max_time_ms(args) -> int:
+    """``--max-time-ms``, or its default when it was not given."""
+    return Limits().max_time_ms if args.max_time_ms is None else args.max_time_ms
+
+
 def limits_from_args(args, max_time_ms: int | None = None) -> Limits:
     """The limits of the command line (``max_time_ms`` replaces ``--max-time-ms``)."""
     if args.max_request_bytes < 2:
         raise OptionError(f"--max-request-bytes must be at least 2, not {args.max_request_bytes}")
-    max_time_ms = args.max_time_ms if max_time_ms is None else max_time_ms
+    if max_time_ms is None:
+        max_time_ms = wanted_max_time_ms(args)
     if max_time_ms < 1:
         raise OptionError(f"--max-time-ms must be positive, not {max_time_ms}")
     for flag in ("max_iterations", "max_nodes", "max_worlds"):
@@ -120,7 +127,11 @@ def run(args) -> int:
     if time_limit_ms != 0 and time_limit_ms < 10:
         raise OptionError(f"--time-limit-ms must be at least 10 (or 0: no limit), not {time_limit_ms}")
     if time_limit_ms:
-        limits = limits_from_args(args, min(args.max_time_ms, max(1, time_limit_ms * 4 // 5)))
+        cap = max(1, time_limit_ms * 4 // 5)  # a search must end well inside the hard limit
+        if args.max_time_ms is not None and args.max_time_ms > cap:
+            print(f"slagwerk bot: --max-time-ms {args.max_time_ms} lowered to {cap}, 80% of "
+                  f"--time-limit-ms {time_limit_ms}", file=sys.stderr)
+        limits = limits_from_args(args, min(wanted_max_time_ms(args), cap))
     else:
         limits = limits_from_args(args)
     if time_limit_ms:  # agents run in a worker: this process loads no kernels unless it must check
