@@ -53,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     # A command's modules import numba and the agents: a run loads only its own.
     parser = build_parser((argv[0],) if argv and argv[0] in COMMAND_MODULES else COMMAND_MODULES)
     args = parser.parse_args(argv)
+    if getattr(args, "scheduler", None) and args.backend != "dask":  # the run options' one joint rule
+        print(f"error: --scheduler {args.scheduler} needs --backend dask (local workers need no scheduler)",
+              file=sys.stderr)
+        return 2
     if not getattr(args, "run", None):
         parser.print_help()
         return 0

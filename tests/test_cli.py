@@ -47,6 +47,10 @@ def test_play_takes_the_game_as_the_other_commands_do(capsys):
         (["play", "coins", "--target", "0"], "target=0 is out of range"),
         (["play", "coins", "-o", "target"], "is not KEY=VALUE"),
         (["bench", "--seconds", "0"], "--seconds must be positive"),
+        (["sprt", "random", "heuristic", "--game", "coins", "--scheduler", "tcp://h:8786"],
+         "--scheduler tcp://h:8786 needs --backend dask"),
+        (["tournament", "--agents", "random", "--scheduler", "tcp://h:8786", "--backend", "loky"],
+         "--scheduler tcp://h:8786 needs --backend dask"),
     ],
 )
 def test_bad_input_is_one_clear_error_line(argv, message, capsys):
