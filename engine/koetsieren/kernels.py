@@ -650,6 +650,12 @@ def _heuristic_trump(state, seat):
 
 
 @njit(cache=True)
+def _bid_distance(bid, estimate):
+    """How far a bid is from the trick estimate: the heuristic bids the nearest."""
+    return abs(bid - estimate)
+
+
+@njit(cache=True)
 def _heuristic_bid(state, seat):
     """Round the trick estimate; the trump maker takes the nearest allowed bid."""
     estimate = expected_tricks(state, seat)
@@ -657,7 +663,7 @@ def _heuristic_bid(state, seat):
     best = 0
     best_gap = 1e18
     for b in range(MAX_BID + 1):
-        gap = abs(b - estimate)
+        gap = _bid_distance(b, estimate)
         if b != barred and gap < best_gap:
             best_gap = gap
             best = b
@@ -778,7 +784,7 @@ def action_scores(state, rng, actions, n, out):
     elif phase == PHASE_BID:
         estimate = expected_tricks(state, seat)
         for i in range(n):
-            out[i] = -abs(actions[i] - BID_BASE - estimate)
+            out[i] = -_bid_distance(actions[i] - BID_BASE, estimate)
     else:
         for i in range(n):
             out[i] = _trump_score(state, seat, actions[i] - TRUMP_BASE) / TRUMP_COUNT_WEIGHT
