@@ -102,6 +102,16 @@ def claim_folder(path, kind: str, files: tuple[str, ...] = (), *, force: bool = 
         remove_file(path, name)
 
 
+def _folder_kinds() -> list[type]:
+    """Every kind of results folder defined so far (the subclasses below)."""
+    kinds, todo = [], list(ExperimentFolder.__subclasses__())
+    while todo:
+        kind = todo.pop(0)
+        kinds.append(kind)
+        todo += kind.__subclasses__()
+    return kinds
+
+
 class ExperimentFolder:
     """A results folder: ``config.json``, a JSON-lines log appended as work
     finishes, and further JSON files. Subclasses name the log (``LOG``), what
@@ -137,6 +147,10 @@ class ExperimentFolder:
         names = folder_names(folder.path)
         if names is None or CONFIG not in names:
             raise ExperimentError(f"{str(folder.path)!r} holds no {cls.KIND} (no {CONFIG})")
+        if cls.LOG not in names:  # say what it holds instead, where the log tells
+            kinds = [kind.KIND for kind in _folder_kinds() if kind.LOG != cls.LOG and kind.LOG in names]
+            held = f": it holds a {' or a '.join(kinds)}" if kinds else ""
+            raise ExperimentError(f"{str(folder.path)!r} holds no {cls.KIND} (no {cls.LOG}){held}")
         return folder
 
     def config(self) -> dict:

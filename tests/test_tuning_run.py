@@ -111,6 +111,16 @@ def test_resume_refuses_a_log_of_another_run(tmp_path):
         run_tuning(None, tmp_path / "nothing", resume=True, progress=False)
 
 
+def test_resume_says_when_the_folder_holds_another_kind_of_run(tmp_path, capsys):
+    """tune --resume on a tournament's folder names what the folder holds, not a missing setting."""
+    assert main(["tournament", "--game", "coins", "--agents", "random", "heuristic", "--deals", "2",
+                 "--jobs", "1", "--quiet", "--results", str(tmp_path / "t")]) == 0
+    capsys.readouterr()
+    assert main(["tune", "--resume", str(tmp_path / "t")]) == 2
+    err = capsys.readouterr().err
+    assert "holds no tuning run (no evaluations.jsonl): it holds a tournament" in err
+
+
 def test_gp_run_on_an_integer_parameter(tmp_path):
     config = tiny_config(params=("iterations=2:9", "c=0.7"), budget=24, confirm=False)
     result = run_tuning(config, tmp_path / "gp", progress=False)
