@@ -233,6 +233,14 @@ def read_record_file(path) -> dict:
     :raises InvalidRecordError: naming the file (once) and what is wrong with it.
     """
     shown = path_text(path)
+    data = _parse(_read_text(path), shown)
+    if isinstance(data, dict) and "record" in data and "game" not in data:
+        data = data["record"]
+    return data
+
+
+def _read_text(path) -> str:
+    shown = path_text(path)
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
@@ -241,19 +249,19 @@ def read_record_file(path) -> dict:
     except ValueError as err:  # e.g. a NUL character in the name
         raise InvalidRecordError(f"{shown}: cannot read: {one_line(str(err))}") from None
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise InvalidRecordError(
             f"{shown}: not UTF-8 text (byte {err.start}: {err.reason}); a record is JSON in UTF-8"
         ) from None
+
+
+def _parse(text: str, shown: str):
     try:
-        data = strict_json.loads(text)
+        return strict_json.loads(text)
     except StrictJSONError as err:
         reason = str(err) if str(err).startswith("not JSON") else f"not a record: {err}"
         raise InvalidRecordError(f"{shown}: {reason}") from None
-    if isinstance(data, dict) and "record" in data and "game" not in data:
-        data = data["record"]
-    return data
 
 
 def load_record_file(path) -> State:
@@ -261,8 +269,52 @@ def load_record_file(path) -> State:
 
     :raises InvalidRecordError: ``PATH: deal N, action I ('text'): why``.
     """
-    record = read_record_file(path)
+    return _load_labelled(read_record_file(path), path_text(path))
+
+
+def record_loaders(path):
+    """``(label, load)`` for each record in a file: a record file (``.json``) is
+    one record labelled ``PATH``; a tournament's ``games.jsonl`` (``.jsonl``)
+    holds one per game played with ``--records``, labelled ``PATH:LINE``.
+    ``load()`` returns the replayed :class:`State` or raises
+    :class:`InvalidRecordError` naming the label, so one bad record spoils no
+    other.
+    """
+    if not str(path).endswith(".jsonl"):
+        yield path_text(path), lambda: load_record_file(path)
+        return
+    shown = path_text(path)
+    try:
+        lines = _read_text(path).splitlines()
+    except InvalidRecordError as err:
+        yield shown, _raiser(err)
+        return
+    found = 0
+    for number, line in enumerate(lines, start=1):
+        label = f"{shown}:{number}"
+        if not line.strip():
+            continue
+        try:
+            value = _parse(line, label)
+        except InvalidRecordError as err:
+            yield label, _raiser(err)
+            continue
+        if isinstance(value, dict) and "record" in value:
+            found += 1
+            yield label, lambda record=value["record"], label=label: _load_labelled(record, label)
+    if not found:
+        yield shown, _raiser(InvalidRecordError(
+            f"{shown}: no line keeps a record (a tournament keeps them with --records)"))
+
+
+def _load_labelled(record, label: str) -> State:
     try:
         return load_record(record)
     except SlagwerkError as err:
-        raise InvalidRecordError(one_line(f"{path_text(path)}: {err}")) from None
+        raise InvalidRecordError(one_line(f"{label}: {err}")) from None
+
+
+def _raiser(err: InvalidRecordError):
+    def load():
+        raise err
+    return load

@@ -65,3 +65,39 @@ def test_replay_reports_a_bad_record_and_goes_on(tmp_path):
                            capture_output=True, text=True)
     assert plain.returncode != 0 and "Traceback" not in plain.stderr
     assert "deal 1, action 1" in plain.stderr
+
+
+def test_replay_reads_the_records_a_tournament_kept(tmp_path, capsys):
+    """docs/records.md: `replay` reads a tournament's games.jsonl (played with --records),
+    one record per line, named FILE:LINE; a bad line spoils only itself; a log that
+    kept no record says how to keep them."""
+    kept = tmp_path / "kept"
+    assert main(["tournament", "--game", "coins", "--agents", "random", "heuristic", "--deals", "2",
+                 "--jobs", "1", "--quiet", "--records", "--results", str(kept)]) == 0
+    capsys.readouterr()
+    log = kept / "games.jsonl"
+    lines = log.read_text().splitlines()
+    assert main(["replay", "--json", str(log)]) == 0
+    results = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(results) == len(lines) > 0
+    for line, result in zip(lines, results):
+        assert result == replay(json.loads(line)["record"])
+    assert main(["replay", str(log)]) == 0
+    assert f"{log}:{len(lines)}: coins" in capsys.readouterr().out
+
+    damaged = tmp_path / "damaged.jsonl"
+    game = json.loads(lines[0])
+    game["record"]["deals"][0]["actions"][0] = "Zz"
+    damaged.write_text("\n".join([json.dumps(game), "{torn", *lines[1:]]) + "\n")
+    assert main(["replay", "--json", str(damaged)]) == 1
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert f"{damaged}:1: deal 1, action 0 ('Zz')" in out[0]["error"]
+    assert out[1]["error"].startswith(f"{damaged}:2: not JSON")
+    assert out[2:] == results[1:]
+
+    plain = tmp_path / "plain"
+    assert main(["tournament", "--game", "coins", "--agents", "random", "heuristic", "--deals", "2",
+                 "--jobs", "1", "--quiet", "--results", str(plain)]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(plain / "games.jsonl")]) == 1
+    assert "no line keeps a record (a tournament keeps them with --records)" in capsys.readouterr().err

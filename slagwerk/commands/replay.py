@@ -6,7 +6,7 @@ import json
 import sys
 
 from ..engine.errors import SlagwerkError, one_line
-from ..engine.records import load_record_file, replay_result
+from ..engine.records import record_loaders, replay_result
 
 
 def add_parser(subparsers) -> None:
@@ -15,16 +15,19 @@ def add_parser(subparsers) -> None:
         description="Replay records (docs/records.md). With --json, print one JSON document per "
         "record, in order; a record that fails prints {\"error\": ...} and the exit status is 1.",
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="record files (JSON)")
+    parser.add_argument("files", nargs="+", metavar="FILE",
+                        help="record files (JSON), or a tournament's games.jsonl (its games played "
+                        "with --records, each named FILE:LINE)")
     parser.add_argument("--json", action="store_true", help="one JSON line per record (docs/records.md)")
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
     failed = 0
-    for path in args.files:
+    loaders = (loader for path in args.files for loader in record_loaders(path))
+    for label, load in loaders:
         try:
-            state = load_record_file(path)  # its errors name the file
+            state = load()  # its errors name the file (and line)
             result = replay_result(state)
         except SlagwerkError as err:
             failed += 1
@@ -36,7 +39,7 @@ def run(args) -> int:
         if args.json:
             print(json.dumps(result))
         else:
-            print(_summary(path, state, result))
+            print(_summary(label, state, result))
     return 1 if failed else 0
 
 
