@@ -415,3 +415,30 @@ def test_bot_with_a_time_limit_stops_an_overrunning_request_and_recovers():
         if process.proc.poll() is None:
             process.proc.kill()
             process.proc.wait()
+
+
+# ------------------------------------------------------- the documented examples
+
+VARYING_STATS = ("seconds", "belief_seconds")  # measured times: the machine's, not the protocol's
+
+
+def _documented_exchanges():
+    """(request, answer) of each example exchange in docs/protocol.md."""
+    text = (REPO / "docs" / "protocol.md").read_text(encoding="utf-8")
+    section = text.split("<!-- examples:start -->")[1].split("<!-- examples:end -->")[0]
+    blocks = [json.loads(b.split("```")[0]) for b in section.split("```json\n")[1:]]
+    return list(zip(blocks[0::2], blocks[1::2]))
+
+
+def test_the_documented_example_exchanges_are_what_the_bot_answers():
+    """docs/protocol.md, "Example exchanges": each answer, as printed there, is the
+    bot's answer to the request printed with it (times aside), so the examples
+    cannot go stale (`python docs/make_protocol_examples.py` rewrites them)."""
+    exchanges = _documented_exchanges()
+    assert {request["game"] for request, _ in exchanges} == set(GAME_NAMES)
+    for request, documented in exchanges:
+        answer = json.loads(json.dumps(handle(request)))
+        for stats in (answer["stats"], documented["stats"]):
+            for key in VARYING_STATS:
+                stats.pop(key, None)
+        assert answer == documented, request["game"]
