@@ -389,7 +389,9 @@ def test_the_shelf_lists_records_by_id_and_never_follows_links(tmp_path):
     run.mkdir()
     (run / "match.json").write_text(json.dumps(record))
     (run / "games.jsonl").write_text(json.dumps({"index": 0, "record": record}) + "\n" + "torn li")
-    (run / "config.json").write_text(json.dumps({"game": "coins"}))  # not a record
+    # not records: a tournament's settings name a game and a number of deals
+    (run / "config.json").write_text(json.dumps({"game": "coins", "agents": ["random"], "deals": 2}))
+    (run / "summary.json").write_text(json.dumps({"game": "coins", "deals": [{"dealer": 0}]}))
     outside = tmp_path / "outside.json"
     outside.write_text(json.dumps(record))
     os.symlink(outside, run / "linked.json")

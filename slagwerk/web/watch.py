@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..engine.errors import SlagwerkError, brief, one_line
 from ..engine.game import State
-from ..engine.records import load_record, record_of, replay_result
+from ..engine.records import RECORD_KEYS, load_record, record_of, replay_result
 from ..engine.strict_json import StrictJSONError, loads
 from ..safe_files import folder_names, read_file
 from .matches import WebError
@@ -171,12 +171,23 @@ def _records_in(relative: Path, data: bytes):
                 value = loads(line.decode("utf-8"))
             except (UnicodeDecodeError, StrictJSONError):
                 continue
-            if isinstance(value, dict) and isinstance(value.get("record"), dict):
+            if isinstance(value, dict) and _looks_like_a_record(value.get("record")):
                 yield number, value["record"]
         return
     try:
         value = parse_record_text(data, str(relative))
     except WebError:
         return
-    if isinstance(value, dict) and "game" in value and "deals" in value:
+    if _looks_like_a_record(value):
         yield None, value
+
+
+def _looks_like_a_record(value) -> bool:
+    """A record's shape (docs/records.md), so that other JSON files of a results
+    folder (a tournament's ``config.json`` names a game and a number of deals)
+    are not offered for watching."""
+    if not isinstance(value, dict) or "game" not in value or not set(value) <= set(RECORD_KEYS):
+        return False
+    deals = value.get("deals")
+    return isinstance(deals, list) and all(
+        isinstance(deal, dict) and isinstance(deal.get("actions"), list) for deal in deals)
