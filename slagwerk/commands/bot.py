@@ -22,7 +22,7 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "bot", help="answer bot requests: one JSON object per line on stdin and stdout",
         description="Serve the bot protocol (docs/protocol.md) on standard input and output: "
-        "each line is a request (hello, act, quit), each answer one line carrying the request's id. "
+        "each line is a request (hello, act, warm, quit), each answer one line carrying the request's id. "
         "The bot keeps no state between requests.",
     )
     parser.add_argument("--game", help="game of 'act' requests that name none")
