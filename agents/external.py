@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, ClassVar
 import orjson
 
 from ..engine.errors import SlagwerkError, SpecError, brief, one_line
+from ..engine.seeds import MAX_SEED
 from .base import Agent, Decision, ParamSpec
 from .registry import _PARTNER_SPLIT, AGENTS, parse_spec
 
@@ -68,7 +69,6 @@ HELLO_TIMEOUT_S = 600.0
 """How long a bot may take to answer ``hello`` (it may load or compile first)."""
 MAX_ANSWER_BYTES = 1 << 20
 """The longest answer line read from a bot."""
-MAX_SEED = 2**63 - 1
 STDERR_SUFFIX = ".stderr.log"
 """A bot's standard error is appended to ``<folder>/bot-<NAME>.stderr.log``."""
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")

@@ -45,6 +45,7 @@ import numpy as np
 from .. import __version__
 from ..engine import GAMES, make_game, strict_json
 from ..engine.errors import IllegalActionError, InvalidViewError, SlagwerkError, SpecError, brief
+from ..engine.seeds import SEED_RANGE, is_seed
 from ..engine.strict_json import StrictJSONError
 from ..search.tree import NODE_FIELDS
 from .registry import AGENTS, agent_class, make, parse_spec
@@ -65,7 +66,6 @@ BUDGET_FIELDS = ("iterations", "time_ms")
 """Per-request budgets; each sets the agent parameter of the same name."""
 
 MAX_ID_CHARS = 200
-MAX_SEED = 2**63 - 1
 
 
 class ProtocolError(SlagwerkError):
@@ -292,8 +292,8 @@ def act(request: dict, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_
             f"'agent' must be an agent spec like 'ismcts:iterations=2000', not {short_repr(spec)}"
         )
     seed = request.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ProtocolError(f"'seed' must be an integer 0..2**63-1, not {short_repr(seed)}")
+    if not is_seed(seed):
+        raise ProtocolError(f"'seed' must be {SEED_RANGE}, not {short_repr(seed)}")
     want_stats = request.get("stats", False)
     if not isinstance(want_stats, bool):
         raise ProtocolError(f"'stats' must be true or false, not {short_repr(want_stats)}")

@@ -25,9 +25,10 @@ An observation module provides
     of the deal vector one card at a time, the rest of the cards after them
     in ascending order (their order does not matter to the rules), and each
     ``(position, low, high)`` of ``DEAL_CHOICES`` a uniform integer.
-``private_events(game, before, after, seat) -> str`` (optional)
-    What ``seat`` learns privately between two states besides the action
-    (Kozel: the cards it draws), for perfect-recall information states.
+``learnt_events(game, before, after, seat, action) -> str`` (optional)
+    What ``seat`` learns from ``action`` (taking ``before`` to ``after``)
+    besides the action's text (Kozel: the cards it draws, the cards a
+    molodka shows), for perfect-recall information states.
 
 Seats in an encoding are *relative*: position 0 is the observing seat, then
 clockwise, so one learned policy plays every seat.

@@ -105,6 +105,44 @@ def test_bad_options_are_one_line_errors():
         env("coins", reward="points")
 
 
+@pytest.mark.parametrize("seed", [1.5, True, -1, 2**63, "3"])
+def test_a_seed_is_an_integer_in_the_toolkits_range(seed):
+    """docs/envs.md "Seeds": 0..2**63-1 as everywhere; a float was truncated and 2**64 wrapped to 0."""
+    raw = raw_env("coins")
+    with pytest.raises(ValueError, match="seed must be an integer 0..2"):
+        raw.reset(seed=seed)
+    raw.reset(seed=2**63 - 1)  # the largest seed is one
+
+
+def test_max_cycles_and_actions_are_checked():
+    for bad in (0, -1, "x", 2.5):
+        with pytest.raises(ValueError, match="max_cycles must be a positive integer"):
+            raw_env("coins", max_cycles=bad)
+    raw = raw_env("coins")
+    raw.reset(seed=1)
+    for bad in (None, 1.7, "3"):
+        with pytest.raises(ValueError, match="an action is an integer index"):
+            raw.step(bad)
+    legal = int(np.flatnonzero(raw.observe(raw.agent_selection)["action_mask"])[0])
+    raw.step(np.int64(legal))  # numpy integers are integers
+
+
+def test_the_picture_after_the_match_names_the_seat_it_shows():
+    """render() once nobody is selected shows seat 0's picture and says so."""
+    raw = raw_env("coins", render_mode="ansi", target=1)
+    raw.reset(seed=1)
+    rng = np.random.default_rng(0)
+    while raw.agents:
+        agent = raw.agent_selection
+        if raw.terminations[agent] or raw.truncations[agent]:
+            raw.step(None)  # PettingZoo's way to remove a finished agent
+            continue
+        raw.step(int(rng.choice(np.flatnonzero(raw.observe(agent)["action_mask"]))))
+    assert raw.agent_selection != "player_0"
+    picture = raw.render()
+    assert picture.startswith("player_0 sees:\n") and picture.endswith(raw.match.render(0))
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_the_action_index_names_every_legal_action_once(game):
     """Every legal engine action has one compact index, and the index maps back to it
@@ -161,7 +199,7 @@ def test_observations_do_not_change_when_only_hidden_cards_change(game, seed, st
 @pytest.mark.parametrize("game", GAMES)
 def test_the_leak_test_did_change_hidden_cards(game):
     """The property above is not vacuous: its redeals changed the state."""
-    if game not in _differed:
+    if not _differed.get(game):
         test_observations_do_not_change_when_only_hidden_cards_change(game)
     assert _differed.get(game, 0) > 0
 

@@ -37,7 +37,7 @@ from paths import REPO
 LAYERS = ("base", "game", "registry", "search", "envs", "agents", "experiments", "cli")
 
 ENGINE_BASE = frozenset({"bits", "cards", "state", "common", "views", "errors", "spec", "game",
-                         "strict_json", "replay", "encoding", "jit"})
+                         "strict_json", "replay", "encoding", "jit", "seeds"})
 """Modules of ``slagwerk.engine`` every game builds on."""
 
 ENGINE_REGISTRY = frozenset({"registry", "dispatch", "contract", "records"})

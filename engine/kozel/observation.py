@@ -78,10 +78,17 @@ def dealt_positions(options) -> int:
     return K.DEAL_STOCK + K.STOCK_SIZE - 1
 
 
-def private_events(game, before, after, seat) -> str:
-    """The cards ``seat`` drew from the stock (or took back with a molodka)."""
+def learnt_events(game, before, after, seat, action) -> str:
+    """What ``seat`` learns from ``action`` besides its text: the four cards a
+    molodka shows face up (written ``=cards``: the action is only ``molodka``)
+    and the cards the seat drew from the stock or took back (``+cards``)."""
+    text = ""
+    if int(action) >> K.KIND_SHIFT == K.KIND_MOLODKA:
+        mover = int(before[TO_MOVE])
+        shown = int(after[K.PLAYED + int(after[TRICKS_DONE]) * K.N_SEATS + mover])
+        text += " =" + ",".join(game.names_of(shown))
     gained = int(np.uint64(after[K.HANDS + seat]) & ~np.uint64(before[K.HANDS + seat]))
-    return " +" + ",".join(game.deck.names(gained)) if gained else ""
+    return text + (" +" + ",".join(game.deck.names(gained)) if gained else "")
 
 
 @njit(cache=True)

@@ -7,6 +7,7 @@ import argparse
 from ..engine import make_game
 from ..engine.errors import OptionError, SpecError
 from ..engine.registry import game_infos
+from ..engine.seeds import SEED_RANGE, is_seed
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
@@ -177,17 +178,12 @@ def seat_specs(game, human: int | None, specs: list[str] | None) -> list[str | N
     return specs
 
 
-MAX_SEED = 2**63 - 1
-"""The largest seed: the bot protocol's ``agents.protocol.MAX_SEED``, not imported
-because that module loads numpy and the parsers answer without it."""
-
-
 def seed_value(text: str) -> int:
-    """An argparse type: a seed, an integer 0..2**63-1."""
+    """An argparse type: a seed, :data:`~slagwerk.engine.seeds.SEED_RANGE`."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 0 <= value <= MAX_SEED:
-        raise argparse.ArgumentTypeError(f"a seed is 0..2**63-1, not {value}")
+    if not is_seed(value):
+        raise argparse.ArgumentTypeError(f"a seed is {SEED_RANGE}, not {value}")
     return value

@@ -17,6 +17,7 @@ from ..engine import make_game, registry
 from ..engine.bits import make_rng
 from ..engine.errors import OptionError, SlagwerkError
 from ..engine.game import State
+from ..engine.seeds import SEED_RANGE, is_seed
 from ..engine.state import (
     OBJECTIVE_DEAL,
     OBJECTIVE_MATCH,
@@ -101,12 +102,14 @@ class EncodedMatch:
         self._mask = np.zeros(self.module.NUM_ACTIONS, dtype=np.int8)
         self._actions = np.zeros(self.module.NUM_ACTIONS, dtype=np.int64)
         self._legal_fresh = False
-        self.rng = make_rng(seed if seed is not None else int(np.random.SeedSequence().entropy) >> 65)
+        self.rng = make_rng(int(np.random.SeedSequence().entropy) >> 65)  # a given seed replaces it
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
         """A new match, its first deal dealt; with ``seed``, from a generator seeded so."""
         if seed is not None:
+            if not is_seed(seed):
+                raise ValueError(f"seed must be {SEED_RANGE} or None, not {seed!r}")
             self.rng = make_rng(int(seed))
         self.kernels.init_match(self.array, self.game.options_array)
         self._deal_next()

@@ -23,8 +23,9 @@ score mapped to [-1, 1]).
 - ``information_state_string(p)`` has perfect recall over the whole match:
   at each deal what ``p`` saw when it was dealt (its view), then every
   action as ``p`` saw it (a face-down Kozel discard shows only its size)
-  and what ``p`` learnt privately (Kozel: the cards it drew), and at a
-  Kozel deal's count its view then, which names every discard.
+  and what else ``p`` learnt (Kozel: the cards it drew, a molodka's four
+  cards), and at a Kozel deal's count its view then, which names every
+  discard.
 - ``observation_string(p)`` is ``p``'s view now (as JSON, without the
   deal's history), ``observation_tensor(p)`` the game's encoding.
 - ``resample_from_infostate(p, sampler)`` redeals the cards ``p`` cannot
@@ -168,6 +169,10 @@ class SlagwerkGame(pyspiel.Game):
     def make_py_observer(self, iig_obs_type=None, params=None):
         if params:
             raise ValueError(f"observation parameters are not supported: {params!r}")
+        if iig_obs_type is not None and (not iig_obs_type.public_info or
+                                         iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER):
+            raise ValueError("only a seat's own observation is offered (public information and that "
+                             f"seat's private information), not {iig_obs_type}")
         recall = iig_obs_type is not None and iig_obs_type.perfect_recall
         return _Observer(_context(*self._key()), recall)
 
@@ -227,9 +232,9 @@ class _Step:
             chosen = game.action_text(before, self.action, seat)
             seen = seen if chosen == seen else f"{chosen}={seen}"
         text = f"\n{self.mover}:{seen}"
-        private = getattr(context.module, "private_events", None)
-        if private is not None:
-            text += private(game, self.prev.array, self.array, seat)
+        learnt = getattr(context.module, "learnt_events", None)
+        if learnt is not None:
+            text += learnt(game, self.prev.array, self.array, seat, self.action)
         if game.info.counting_reveals_actions and self.array[DEAL_COMPLETE]:
             # the count shows everybody the hidden actions (Kozel's discards, §3.8)
             text += "\n[counted] " + view_text(game, self.array, seat)
@@ -343,6 +348,7 @@ class SlagwerkState(pyspiel.State):
     def _apply_action(self, action):
         context = self._context
         kernels = context.game.kernels
+        self._check_legal(action)
         if self.is_chance_node():
             if self._deal is None:
                 self._deal = np.zeros(kernels.DEAL_SIZE, dtype=np.int64)
@@ -370,6 +376,19 @@ class SlagwerkState(pyspiel.State):
         self._deal = None
         self._drawn = 0
         self._set_step(_Step(self._step, array))
+
+    def _check_legal(self, action) -> None:
+        """An illegal action is an error (it would otherwise be played from
+        whatever the legal table holds at that index)."""
+        if self.is_terminal():
+            raise ValueError(f"action {action}: the {self._context.game.name} game is over")
+        if self.is_chance_node():
+            legal = action in {outcome for outcome, _ in self.chance_outcomes()}
+        else:
+            legal = action in self._legal_table().indices
+        if not legal:
+            who = "the chance node" if self.is_chance_node() else f"seat {self._player}"
+            raise ValueError(f"action {action} is not legal for {who} of {self._context.game.name}")
 
     def _action_to_string(self, player, action):
         context = self._context

@@ -20,6 +20,8 @@ checks); ``raw_env`` is the bare one. Importing this module registers
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..engine import registry
@@ -45,6 +47,9 @@ class SlagwerkAECEnv(AECEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
                              f"not {render_mode!r}")
+        if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, int)
+                                       or max_cycles < 1):
+            raise ValueError(f"max_cycles must be a positive integer or None, not {max_cycles!r}")
         self.match = EncodedMatch(game, seed=seed, reward=reward, **options)
         self.metadata = {**self.metadata, "name": f"{game}_v0"}
         self.render_mode = render_mode
@@ -90,6 +95,8 @@ class SlagwerkAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+            raise ValueError(f"an action is an integer index of the action space, not {action!r}")
         rewards = self.match.step(int(action))
         self._cumulative_rewards[agent] = 0.0
         self._steps += 1
@@ -112,8 +119,9 @@ class SlagwerkAECEnv(AECEnv):
     def render(self):
         if self.render_mode is None:
             return None
-        seat = self._seat[self.agent_selection] if self.agents else 0
-        text = f"{self.agent_selection} sees:\n{self.match.render(seat)}"
+        # once the match is over nobody is selected: show the first seat's picture, named as such
+        agent = self.agent_selection if self.agents else self.possible_agents[0]
+        text = f"{agent} sees:\n{self.match.render(self._seat[agent])}"
         if self.render_mode == "human":
             print(text)
             return None

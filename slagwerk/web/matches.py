@@ -29,12 +29,12 @@ from ..engine import GAMES, make_game
 from ..engine.bits import derive_seed, make_rng
 from ..engine.errors import SlagwerkError, SpecError, brief
 from ..engine.records import record_of
+from ..engine.seeds import SEED_RANGE, is_seed
 
 DEAL_SALT = 0xDEA1
 AGENT_SALT = 0xA6E
 """Seeds as ``slagwerk play`` derives them: the same seed deals the same cards."""
 FALLBACK_SALT = 0xFA11
-MAX_SEED = 2**63 - 1
 SESSION_BYTES = 32
 """Random bytes of a session id (256 bits: not guessable)."""
 POLL_WAIT_S = 15.0
@@ -91,8 +91,8 @@ def check_settings(data, limits: Limits, defaults: Defaults = NO_DEFAULTS) -> Ma
         raise WebError(f"'agents' must list {n - 1} agent specs, one per other seat in seat order, "
                        f"not {brief(agents)}")
     seed = data.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise WebError(f"'seed' must be an integer 0..2**63-1, not {brief(seed)}")
+    if not is_seed(seed):
+        raise WebError(f"'seed' must be {SEED_RANGE}, not {brief(seed)}")
     for spec in agents:
         check_agent(spec, game, limits, defaults)
     return MatchSettings(name, dict(game.options), seat, tuple(a.strip() for a in agents), seed)
