@@ -65,7 +65,7 @@ def test_a_seed_out_of_range_is_refused_by_the_parser(argv, capsys):
         main(argv)
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and "Traceback" not in err
-    assert "argument --seed: a seed is 0..2**63-1, not " in err
+    assert "argument --seed: a seed is an integer 0..2**63-1, not " in err
 
 
 def test_bench_json_rows(capsys):
