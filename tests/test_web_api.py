@@ -86,7 +86,10 @@ def check_page(match: WebMatch, page: dict) -> int:
     assert len(page["deals"]) == len(finished)
     for shown, log in zip(page["deals"], finished):
         assert shown["history"] == [{"seat": s, "action": text} for s, text in zip(log.seats, log.texts)]
-        assert not cards_in({k: v for k, v in shown.items() if k != "history"})
+        if shown["tricks"] is not None:  # Kozel: the counted deal's tricks, every card turned up
+            assert all("??" not in play["cards"] for trick in shown["tricks"] for play in trick["plays"])
+            assert len(cards_in(shown["tricks"])) == match.game.deck.size  # a Kozel deal plays them all
+        assert not cards_in({k: v for k, v in shown.items() if k not in ("history", "tricks")})
     hidden = hidden_cards(match)
     rest = {k: v for k, v in page.items() if k not in ("view", "deals")}
     leaked = cards_in(rest) & hidden
@@ -282,6 +285,13 @@ def test_bad_requests_get_one_line_reasons(server):
     assert status == 400 and "not legal" in answer["error"]
     status, answer, _ = client.call("POST", "/web/api/explain", {"action": "Zz"})
     assert status == 200 and "not legal" in answer["reason"]
+    # a card the person does not hold: the reason speaks to the person, not to "seat 1"
+    state = session_match(server, client).state
+    theirs = next(card for card in state.view(0)["hand"] if card not in state.view(1)["hand"])
+    for path in ("/web/api/act", "/web/api/explain"):
+        status, answer, _ = client.call("POST", path, {"action": theirs})
+        said = answer.get("error") or answer["reason"]
+        assert f"'{theirs}' is not legal for you" in said and "seat 1" not in said, said
     status, answer, _ = client.call("GET", "/web/api/record")
     assert status == 409 and "once the match is over" in answer["error"]
     session_match(server, client).close()

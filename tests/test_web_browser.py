@@ -246,3 +246,60 @@ def test_watch_a_stored_kozel_record(server, browser):
         assert not browser.find_elements(By.CSS_SELECTOR, "#table .hand svg.back, #table .trick svg.back")
     assert console_errors(browser) == []
 
+
+
+def test_the_last_trick_after_a_molodka_shows_what_was_played(server, browser, tmp_path):
+    """docs/rules.md §3.10: a molodka sends the trick's cards back and leads four; the
+    page's last trick shows the declarer's four cards, labelled, and not the cards sent
+    back (it read them from the history, where a molodka is one word)."""
+    game = make_game("kozel")
+    state = play_match(game, [make("random", game, seed=27 * 4 + s) for s in range(4)], seed=27, max_deals=1)
+    record = record_of(state)
+    actions = record["deals"][0]["actions"]
+    declared = actions.index("molodka")
+    assert actions[declared - 1].split(":")[0] in ("lead", "beat", "discard")  # cards went back
+    path = tmp_path / "kozel-molodka.json"
+    path.write_text(json.dumps(record))
+    replayed = game.new_match()
+    replayed.deal(game.deal_from_json({k: record["deals"][0][k] for k in game.deal_fields}))
+    for text in actions[: declared + 4]:
+        replayed.apply(text)
+    trick = replayed.tricks_done - 1
+    played = {s: set(game.names_of(int(replayed.array[game.kernels.PLAYED + trick * 4 + s])))
+              for s in range(4)}
+    browser.get(f"http://127.0.0.1:{server.port}/")
+    browser.find_element(By.ID, "tab-watch").click()
+    browser.find_element(By.ID, "watch-file").send_keys(str(path))
+    WebDriverWait(browser, WAIT_S).until(lambda d: d.find_element(By.ID, "watch-controls").is_displayed())
+    browser.execute_script(f"showFrame(1, {declared + 4})")
+    WebDriverWait(browser, WAIT_S).until(
+        lambda d: d.find_element(By.ID, "watch-position").text.startswith(f"deal 1 · {declared + 4}/"))
+    plays = browser.find_elements(By.CSS_SELECTOR, "#last-trick .play")
+    shown = {int(p.get_attribute("data-seat")): {c.get_attribute("data-card")
+                                                 for c in p.find_elements(By.CSS_SELECTOR, "svg.card")}
+             for p in plays}
+    assert len(plays) == 4 and shown == played
+    declarer = replayed.deals[-1].seats[declared]
+    label = next(p.text for p in plays if int(p.get_attribute("data-seat")) == declarer)
+    assert "molodka" in label
+    assert console_errors(browser) == []
+
+
+def test_a_second_tab_follows_the_match(server, browser):
+    """A match played in another tab of the same browser: the first tab, waiting for the
+    person's move, redraws with the match as it now is instead of offering stale moves."""
+    query = [("game", "coins"), ("seat", 0), ("agent", "random"), ("agent", "random"), ("seed", 12),
+             ("opt.target", 5)]
+    browser.get(f"http://127.0.0.1:{server.port}/?{urlencode(query)}")
+    wait_for_turn(browser)
+    first = browser.current_window_handle
+    before = len(browser.find_elements(By.CSS_SELECTOR, ".seat.me .hand svg.card"))
+    browser.switch_to.new_window("tab")
+    browser.get(f"http://127.0.0.1:{server.port}/")
+    wait_for_turn(browser)
+    click_and_wait(browser, browser.find_elements(By.CSS_SELECTOR, ".seat.me [data-action]")[0])
+    browser.close()
+    browser.switch_to.window(first)
+    WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, ".seat.me .hand svg.card")) == before - 1)
+    assert console_errors(browser) == []

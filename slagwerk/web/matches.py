@@ -16,6 +16,7 @@ stays bounded.
 from __future__ import annotations
 
 import random
+import re
 import secrets
 import threading
 import time
@@ -110,8 +111,9 @@ def check_agent(spec, game, limits: Limits, defaults: Defaults) -> None:
 
 @dataclass
 class DealSummary:
-    """A finished deal as the human seat saw it: its actions (as that seat saw
-    them), where its tricks ended and who took them, and its points."""
+    """A finished deal as the human seat knows it once it is counted: its actions,
+    where its tricks ended and who took them, its points, and where the seat's
+    view lists them (Kozel), its tricks as that view shows them then."""
 
     number: int
     dealer: int
@@ -119,10 +121,12 @@ class DealSummary:
     trick_ends: list[dict]
     points: list
     totals: list[int]
+    tricks: list | None = None
 
     def to_json(self) -> dict:
         return {"number": self.number, "dealer": self.dealer, "history": self.history,
-                "trick_ends": self.trick_ends, "points": self.points, "totals": self.totals}
+                "trick_ends": self.trick_ends, "points": self.points, "totals": self.totals,
+                "tricks": self.tricks}
 
 
 Ask = Callable[[dict], tuple[int, dict]]
@@ -173,7 +177,10 @@ class WebMatch:
                 raise WebError(f"an action is its notation, like {self.state.legal_texts()[0]!r}, "
                                f"not {brief(text)}")
             self.notice = None
-            self._apply(text)
+            try:
+                self._apply(text)
+            except SlagwerkError as err:  # the rules' reason, said to the person
+                raise WebError(self._to_you(str(err))) from None
         self.start_bots()
 
     def explain(self, text) -> str:
@@ -187,8 +194,12 @@ class WebMatch:
             try:
                 self.game.parse_action(self.state, text)
             except SlagwerkError as err:
-                return str(err)
+                return self._to_you(str(err))
             return "legal"
+
+    def _to_you(self, reason: str) -> str:
+        """The engine's reason, about the human's own seat, addressed to the person."""
+        return re.sub(rf"\bfor seat {self.seat}\b", "for you", reason)
 
     def start_bots(self) -> None:
         """Let the bots move (in a thread) until it is the human's turn or the match is over."""
@@ -267,7 +278,8 @@ class WebMatch:
                 number=state.deal_number, dealer=log.dealer,
                 history=[{"seat": s, "action": text} for s, text in zip(
                     log.seats, log.seen_by(self.seat, self.game.info.counting_reveals_actions))],
-                trick_ends=self.trick_ends, points=list(log.points), totals=state.totals))
+                trick_ends=self.trick_ends, points=list(log.points), totals=state.totals,
+                tricks=state.view(self.seat).get("tricks")))
             self.trick_ends = []
         self._deal_if_pending()
         self._changed()

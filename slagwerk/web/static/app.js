@@ -277,6 +277,12 @@ function render() {
   renderLog(model);
   const over = page.mode === "play" && page.match.over;
   $("#end").hidden = !over;
+  $("#leave-match").hidden = !(page.mode === "play" && !over);
+  // Keyboard play: after a redraw, focus lands on the first legal action again.
+  if (page.mode === "play" && model.legal.length && (!document.activeElement || document.activeElement === document.body)) {
+    const first = document.querySelector("#board [data-action]");
+    if (first) first.focus({ preventScroll: true });
+  }
 }
 
 function seatOrder(model) {
@@ -302,7 +308,9 @@ function renderStatus(model) {
   const lastDeal = f.deal === w.deals.length && f.step === f.steps;
   let text = `deal ${f.deal} of ${w.deals.length}, action ${f.step} of ${f.steps}`;
   if (lastDeal && w.outcome) {
-    text += `: match over, outcome ${w.outcome.join(" · ")}`;
+    text += `: match over, outcome ${perSide(w, w.outcome)}`;
+  } else if (lastDeal) {
+    text += ": the end of the record";
   } else if (f.views[0].to_move !== null) {
     text += `: seat ${f.views[0].to_move} to move`;
   }
@@ -327,10 +335,15 @@ function renderScore(model) {
       parts.push(el("span", { class: "total", "data-seat": seat }, `${seatName(model, seat)}: ${total}`));
     });
   }
-  const dealPoints = model.view.deal_points;
   const what = TOTAL_WORDS[model.game] || "points";
   $("#score").replaceChildren(el("strong", {}, `Score (${what})`), ...parts,
-    el("span", { class: "deal-points" }, `this deal: ${dealPoints.join(" · ")}`));
+    el("span", { class: "deal-points" }, `this deal: ${perSide(model, model.view.deal_points)}`));
+}
+
+// Points or totals per seat, written per team in a team game (partners share them).
+function perSide(model, values) {
+  if (!model.team_game) return values.join(" · ");
+  return `team 0+2 ${values[0]} · team 1+3 ${values[1]}`;
 }
 
 function renderCycle() {
@@ -390,7 +403,14 @@ function handOf(model, seat) {
       selected: page.selected.includes(card), onclick: () => toggleSelected(card),
     }));
   }
-  return cards.map((card) => cardElement(game, card, mine && legal.includes(card) ? card : null));
+  return cards.map((card) => ownCard(model, card, mine && legal.includes(card) ? card : null, mine));
+}
+
+// A card of the human's own while it is to move: playable, or a button that
+// says why not (``named`` is how an action names it: the card, or its slot).
+function ownCard(model, card, action, mine, named) {
+  if (action || !mine || !model.legal.length) return cardElement(model.game, card, action);
+  return cardElement(model.game, card, null, { onclick: () => explainAction(named || card) });
 }
 
 const SLOT_NAMES = ["T1", "T2", "F1", "F2", "H"];
@@ -416,7 +436,7 @@ function koetsierenSlots(model, seat) {
       let action = null;
       if (mine && model.legal.includes(card)) action = card;
       else if (mine && model.legal.includes(slot)) action = slot;
-      node = cardElement(model.game, card, action);
+      node = ownCard(model, card, action, mine, card === "??" ? slot : card);
     }
     return el("span", { class: `slot slot-${slot}` }, node, el("span", { class: "slot-name" }, slot));
   });
@@ -482,7 +502,7 @@ function renderActions(model) {
     else if (!words.length) parts.push(el("span", { class: "hint" }, "your turn: click a card"));
   }
   box.replaceChildren(...parts);
-  if (!(page.mode === "play" && legal.length && model.game === "kozel")) $("#explain").hidden = true;
+  if (!(page.mode === "play" && legal.length)) $("#explain").hidden = true;
 }
 
 function actionLabel(action) {
@@ -546,6 +566,7 @@ async function play(action) {
   if (page.mode !== "play") return;
   showError("");
   $("#explain").hidden = true;
+  const version = page.match.version;
   try {
     page.match = await api("POST", "/web/api/act", { action });
     page.selected = [];
@@ -553,26 +574,66 @@ async function play(action) {
     poll();
   } catch (err) {
     showError(err.message);
+    const now = await api("GET", "/web/api/match").catch(() => null);
+    if (now && now.kind === "match" && now.version !== version) {  // it moved on (another tab?)
+      page.match = now;
+      page.selected = [];
+      render();
+      showError(`${err.message}. The match had moved on, perhaps in another tab: here it is as it is now.`);
+    }
+  }
+}
+
+// Why an unplayable card cannot be played now (the rules' own words).
+async function explainAction(action) {
+  const explain = $("#explain");
+  try {
+    const answer = await api("POST", "/web/api/explain", { action });
+    explain.hidden = false;
+    explain.textContent = answer.reason === "legal" ? `${action} is legal` : answer.reason;
+  } catch (err) {
+    showError(err.message);
   }
 }
 
 // -------------------------------------------------------------------- log
 
-function renderLog(model) {
-  let tricks = tricksOf(model.history, model.trickEnds);
+// Kozel's completed tricks as its views list them: a molodka's four cards and
+// the cards it sent back are right there (its history says only "molodka").
+// Watching, each play is taken from the view of the seat that made it.
+function kozelTricks(model) {
+  return model.view.tricks.map((trick, t) => ({
+    winner: trick.winner,
+    plays: trick.plays.map((p, i) => {
+      const own = model.faceUp && model.views[p.seat] ? model.views[p.seat].tricks[t].plays[i].cards : p.cards;
+      return { seat: p.seat, label: p.kind, cards: own };
+    }),
+  }));
+}
+
+function lastTrick(model) {
+  let tricks = model.game === "kozel" ? kozelTricks(model) : tricksOf(model.history, model.trickEnds);
   let where = "this deal";
   if (!tricks.length && model.deals.length) {
     const last = model.deals[model.deals.length - 1];
-    tricks = tricksOf(last.history, last.trick_ends);
+    tricks = last.tricks ? last.tricks.map((t) => ({
+      winner: t.winner, plays: t.plays.map((p) => ({ seat: p.seat, label: p.kind, cards: p.cards })),
+    })) : tricksOf(last.history, last.trick_ends);
     where = `deal ${last.number}`;
   }
-  const last = tricks[tricks.length - 1];
+  const trick = tricks[tricks.length - 1];
+  return trick ? { ...trick, where } : null;
+}
+
+function renderLog(model) {
+  const last = lastTrick(model);
   const box = $("#last-trick");
   if (last) {
-    const winner = last.winner === null ? "nobody (spoiled)" : `seat ${last.winner}`;
-    box.replaceChildren(el("h3", {}, `Last trick (${where}): to ${winner}`),
+    const winner = last.winner === null ? "nobody (a spoiled trick)" : `seat ${last.winner}`;
+    box.replaceChildren(el("h3", {}, `Last trick (${last.where}): to ${winner}`),
       el("div", { class: "trick last", "data-winner": last.winner === null ? "none" : last.winner },
-        last.plays.map((p) => el("div", { class: "play" }, el("span", { class: "play-seat" }, `seat ${p.seat}`),
+        last.plays.map((p) => el("div", { class: "play", "data-seat": p.seat },
+          el("span", { class: "play-seat" }, `seat ${p.seat}${p.label ? " " + p.label : ""}`),
           el("span", { class: "play-cards" }, p.cards.map((c) => cardElement(model.game, c, null, { small: true })))))));
   } else {
     box.replaceChildren();
@@ -583,18 +644,19 @@ function renderLog(model) {
   $("#deals").replaceChildren(...(deals.length ? [el("h3", {}, "Deals")] : []), ...deals.map((d) => el("div", {
     class: "deal-result", "data-deal": d.number, "data-trick-winners": JSON.stringify(d.trick_winners),
     "data-points": JSON.stringify(d.points),
-  }, `deal ${d.number}: points ${d.points ? d.points.join(" · ") : "(unfinished)"}; totals ${d.totals.join(" · ")}; `
-    + `tricks to ${d.trick_winners.map((w) => (w === null ? "–" : w)).join(" ")}`)));
+  }, `deal ${d.number}: points ${d.points ? perSide(model, d.points) : "(unfinished)"}; `
+    + `totals ${perSide(model, d.totals)}; tricks to seats `
+    + `${d.trick_winners.map((w) => (w === null ? "– (spoiled)" : w)).join(" ")}`)));
 }
 
 // --------------------------------------------------------------- playing
 
+// Waits for the match to change, also while it is the human's turn: another
+// tab of this browser may play the same match.
 async function poll() {
   const mine = ++page.polling;
   while (mine === page.polling && page.mode === "play" && page.match && !page.match.over) {
     const m = page.match;
-    const waiting = m.thinking !== null || m.view.to_move !== m.seat;
-    if (!waiting) return;
     try {
       const next = await api("GET", `/web/api/match?after=${m.version}`);
       if (mine !== page.polling) return;
@@ -603,8 +665,10 @@ async function poll() {
         showSetup();
         return;
       }
-      page.match = next;
-      render();
+      if (next.version !== m.version) {
+        page.match = next;
+        render();
+      }
     } catch (err) {
       showError(err.message);
       await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -653,6 +717,8 @@ function showSetup(preset) {
   }
   if (preset && preset.game in page.info.games) select.value = preset.game;
   setupFields(preset);
+  const running = page.match && !page.match.over;
+  $("#setup-replaces").hidden = !running;
   render();
 }
 
@@ -785,12 +851,16 @@ function watchStep(delta) {
   return showFrame(f.deal, step);
 }
 
+// >> goes to the end of this deal, then to the start of the next; << to the
+// start of this deal, then to the start of the one before.
 function watchDeal(delta) {
   const f = page.frame;
   if (!f) return;
   if (delta > 0 && f.step < f.steps) return showFrame(f.deal, f.steps);
-  const deal = Math.min(Math.max(f.deal + delta, 1), page.watch.deals.length);
-  return showFrame(deal, delta > 0 ? 0 : 0);
+  if (delta < 0 && f.step > 0) return showFrame(f.deal, 0);
+  const deal = f.deal + delta;
+  if (deal < 1 || deal > page.watch.deals.length) return;  // already at the record's start or end
+  return showFrame(deal, 0);
 }
 
 // ------------------------------------------------------------------- start
@@ -812,7 +882,9 @@ async function main() {
     event.preventDefault();
     startMatch(setupBody());
   });
-  $("#new-match").addEventListener("click", () => showSetup(page.match ? { game: page.match.game, options: page.match.options } : undefined));
+  const newMatch = () => showSetup(page.match ? { game: page.match.game, options: page.match.options } : undefined);
+  $("#new-match").addEventListener("click", newMatch);
+  $("#leave-match").addEventListener("click", newMatch);
   $("#watch-file").addEventListener("change", async (event) => {
     const file = event.target.files[0];
     if (!file) return;
