@@ -166,7 +166,14 @@ def test_a_whole_match_by_clicking(server, browser, game, images):
     chooser = random.Random(seed)
     decisions = 0
     tried_selection = game != "kozel"
+    deals_drawn, announced = 0, 0
     while "match over" not in wait_for_turn(browser):
+        finished = len(browser.find_elements(By.CSS_SELECTOR, ".deal-result"))
+        if finished > deals_drawn:  # a deal ended since the last move: the page says so
+            banner = browser.find_element(By.ID, "deal-over")
+            assert banner.is_displayed() and f"Deal {finished} is over" in banner.text, banner.text
+            announced += 1
+        deals_drawn = finished
         if decisions == 1 and game == "coins":  # a reload resumes the match
             hand = browser.find_element(By.CSS_SELECTOR, ".seat.me .hand").get_attribute("innerHTML")
             browser.refresh()
@@ -192,6 +199,7 @@ def test_a_whole_match_by_clicking(server, browser, game, images):
         decisions += 1
     assert decisions > 3
     assert tried_selection, "the human never led in Kozel: no selection was tried"
+    assert announced or deals_drawn == 0
     assert "match over" in status(browser)
     score = browser.find_element(By.ID, "score").text
     assert "Score" in score

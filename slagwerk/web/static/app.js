@@ -11,6 +11,8 @@ const page = {
   match: null,       // the match as the server sent it (the human seat's view only)
   polling: 0,        // the running poll's number (a newer one stops older ones)
   selected: [],      // Kozel: the cards selected for a lead, beat or discard
+  dealsSeen: null,   // finished deals the page has drawn (a new one is announced)
+  dealOver: null,    // the announcement of the deal that just ended, until the next move
   watch: null,       // the watched record's summary
   frame: null,       // the watched moment: every seat's view
 };
@@ -275,6 +277,7 @@ function render() {
   table.className = `players-${model.players.length}`;
   renderActions(model);
   renderLog(model);
+  renderDealOver(model);
   const over = page.mode === "play" && page.match.over;
   $("#end").hidden = !over;
   $("#leave-match").hidden = !(page.mode === "play" && !over);
@@ -338,6 +341,26 @@ function renderScore(model) {
   const what = TOTAL_WORDS[model.game] || "points";
   $("#score").replaceChildren(el("strong", {}, `Score (${what})`), ...parts,
     el("span", { class: "deal-points" }, `this deal: ${perSide(model, model.view.deal_points)}`));
+}
+
+// A deal that ended since the last drawing (the bots deal on at once) is
+// announced above the table until the person's next move or "OK".
+function renderDealOver(model) {
+  const box = $("#deal-over");
+  if (page.mode !== "play") {
+    box.hidden = true;
+    return;
+  }
+  const deals = page.match.deals;
+  if (page.dealsSeen !== null && deals.length > page.dealsSeen) {
+    const d = deals[deals.length - 1];
+    page.dealOver = `Deal ${d.number} is over: points ${perSide(model, d.points)}; `
+      + `totals ${perSide(model, d.totals)}.`;
+  }
+  page.dealsSeen = deals.length;
+  box.hidden = !page.dealOver;
+  box.replaceChildren(el("span", {}, page.dealOver || ""),
+    el("button", { type: "button", id: "deal-over-ok", onclick: () => { page.dealOver = null; render(); } }, "OK"));
 }
 
 // Points or totals per seat, written per team in a team game (partners share them).
@@ -567,6 +590,7 @@ async function play(action) {
   showError("");
   $("#explain").hidden = true;
   const version = page.match.version;
+  page.dealOver = null;
   try {
     page.match = await api("POST", "/web/api/act", { action });
     page.selected = [];
@@ -695,6 +719,8 @@ async function startMatch(body) {
     page.match = await api("POST", "/web/api/match", body);
     page.mode = "play";
     page.selected = [];
+    page.dealsSeen = null;
+    page.dealOver = null;
     // A reload resumes this match instead of starting another.
     history.replaceState(null, "", "/");
     render();
