@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import difflib
 import importlib
 import os
 import sys
@@ -32,9 +33,44 @@ COMMAND_MODULES = (
 """Subcommand modules of ``slagwerk.commands``, in the order ``--help`` lists them."""
 
 
+class ExactParser(argparse.ArgumentParser):
+    """A parser that takes options only as spelt in full: ``--iter`` is an error,
+    not a silent ``--iterations`` (a script keeps its meaning when an option is
+    added later). Its subcommands' parsers are of this class too."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str):
+        """argparse's error, with the nearest option named for a misspelt one."""
+        if message.startswith("unrecognized arguments:"):
+            known = sorted(_option_strings(self))
+            hints = []
+            for word in message.split(":", 1)[1].split():
+                if word.startswith("--"):
+                    close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.6)
+                    if close:
+                        hints.append(f"{word}: did you mean {close[0]}?")
+            if hints:
+                message = f"{message} ({'; '.join(hints)})"
+        super().error(message)
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    """Every ``--option`` of ``parser`` and of its subcommands."""
+    found = set()
+    for action in parser._actions:
+        found.update(o for o in action.option_strings if o.startswith("--"))
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= _option_strings(sub)
+    return found
+
+
 def build_parser(commands=COMMAND_MODULES) -> argparse.ArgumentParser:
     """The parser of ``commands`` (by default all: ``--help`` lists them)."""
-    parser = argparse.ArgumentParser(
+    parser = ExactParser(
         prog="slagwerk",
         description="AI opponents for Koetsieren, Kozel, Aluette and Coins: "
         "play, replay, benchmark, rank and tune bots.",

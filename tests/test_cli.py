@@ -68,6 +68,21 @@ def test_a_seed_out_of_range_is_refused_by_the_parser(argv, capsys):
     assert "argument --seed: a seed is an integer 0..2**63-1, not " in err
 
 
+@pytest.mark.parametrize("argv, hint", [
+    (["play", "coins", "--qui"], "--qui: did you mean --quiet?"),
+    (["tournament", "--deal", "3"], "--deal: did you mean --deals?"),
+    (["experiment", "belief", "--game", "coins", "--posit", "3"], "--posit: did you mean --positions?"),
+])
+def test_an_option_must_be_spelt_in_full_and_a_near_one_is_named(argv, hint, capsys):
+    """An abbreviation is not taken for the option it starts (a later option would change
+    its meaning); the error names the option meant, on one line."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "Traceback" not in err
+    assert "unrecognized arguments" in err and hint in err
+
+
 def test_bench_json_rows(capsys):
     assert main(["bench", "--game", "coins", "--seconds", "0.3", "--no-search", "--no-c",
                  "--json"]) == 0

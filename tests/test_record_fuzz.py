@@ -644,3 +644,14 @@ def test_a_failed_match_leaves_no_temporary_file(tmp_path, capsys, no_match):
     with pytest.raises(AssertionError, match="the match was played"):
         main(play_argv(tmp_path / "match.json"))
     assert os.listdir(tmp_path) == []
+
+
+def test_play_record_into_a_folder_that_takes_no_files_says_so(capsys, no_match):
+    """/proc exists but makes no new files (the error is "no such file"): the message
+    says the folder takes no files rather than that something does not exist."""
+    if not os.path.isdir("/proc") or can_create_in("/proc"):
+        pytest.skip("no /proc that refuses new files here")
+    assert main(play_argv("/proc/match.json")) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "cannot write in the folder /proc: it takes no new files" in err, err

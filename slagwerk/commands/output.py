@@ -77,9 +77,12 @@ class ReservedOutput:
             except FileExistsError:
                 continue
             except OSError as err:
+                # The folder exists (checked above): "no such file" here means a file
+                # system that makes no new files, such as /proc.
+                reason = ("it takes no new files" if err.errno == errno.ENOENT
+                          else err.strerror or str(err))
                 raise OutputError(
-                    f"{self.where}: cannot write in the folder {path_text(self.folder)}: "
-                    f"{err.strerror or err}"
+                    f"{self.where}: cannot write in the folder {path_text(self.folder)}: {reason}"
                 ) from None
             self.temporary = temporary
             return
