@@ -189,6 +189,18 @@ class Game(ABC):
         options = ", ".join(self.action_text(state, a, seat) for a in legal)
         return f"{brief(text)} is not legal for seat {seat} (legal: {options})"
 
+    def barred_actions(self, state: State) -> list[str]:
+        """Actions the player to move might expect to have that the rules bar right
+        now (a page shows them greyed out; :meth:`explain_illegal` says why).
+        Default: none."""
+        return []
+
+    def card_order(self) -> tuple[list[list[str]], dict[str, str]] | None:
+        """The cards by strength, strongest first, in classes of equal cards, and
+        the names of named cards, for a game whose cards rank the same in every
+        trick (Aluette); ``None`` when the order depends on the deal."""
+        return None
+
     # ---------------------------------------------------------------- deals
 
     @abstractmethod

@@ -92,6 +92,16 @@ def test_strength_table_has_19_classes_equal_within_and_strictly_ordered_between
         assert {strength(c) for c in cls} == {18 - k}, f"class {k + 1}: {cls}"
 
 
+def test_card_order_is_the_strength_table_with_its_names():
+    """docs/rules.md §4.3: the order a page shows is the table, strongest first, and
+    names the eight unique top cards."""
+    classes, names = make_game("aluette").card_order()
+    assert [sorted(c) for c in classes] == [sorted(c) for c in CLASSES]
+    assert names == {"3o": "Monsieur", "3c": "Madame", "2o": "le Borgne", "2c": "la Vache",
+                     "9c": "Grand-neuf", "9o": "Petit-neuf", "2b": "Deux de chêne", "2e": "Deux d'écrit"}
+    assert all(make_game(g).card_order() is None for g in ("coins", "koetsieren", "kozel"))
+
+
 # (the fours over 3b 3e need two fillers weaker than a four: there are none, so
 # that last step is covered by the table test only)
 @pytest.mark.parametrize("k", range(len(CLASSES) - 2))

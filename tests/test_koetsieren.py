@@ -121,6 +121,22 @@ def test_hook_only_bars_the_last_bidder():
     assert len(state.legal_actions()) == 6  # 8 already: no bid makes 5
 
 
+def test_barred_actions_name_the_hooked_bid_only_for_the_trump_maker():
+    """docs/rules.md §2.4: the bid the hook bars is the one barred action (a page greys it
+    out); its reason is the hook's, and no other seat or phase has one."""
+    game = make_game("koetsieren")
+    state = load_record(example_record(["trump:c", "bid:5", "bid:0", "bid:0"]))
+    assert game.barred_actions(state) == ["bid:0"]
+    assert "bid:0" not in state.legal_texts()
+    assert "barred by the hook" in game.explain_illegal(state, "bid:0", state.legal_actions())
+    state = load_record(example_record(["trump:c", "bid:4", "bid:3", "bid:1"]))
+    assert game.barred_actions(state) == []  # 8 already: no bid makes 5
+    state = load_record(example_record(["trump:c", "bid:1"]))
+    assert game.barred_actions(state) == []  # not the trump maker
+    state = load_record(example_record([]))
+    assert game.barred_actions(state) == []  # naming trump
+
+
 def test_two_player_bidding_order_dealer_first_trump_maker_last():
     """docs/rules.md §2.4, §2.5: with two players the dealer bids first and the trump maker last."""
     game = make_game("koetsieren", players=2, first_dealer=0)

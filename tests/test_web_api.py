@@ -32,7 +32,7 @@ from slagwerk.agents.protocol import Limits, handle
 from slagwerk.agents.registry import make
 from slagwerk.engine import GAMES, make_game
 from slagwerk.engine.records import record_of, replay
-from slagwerk.web.matches import MatchStore, WebError, WebMatch, check_settings
+from slagwerk.web.matches import MatchStore, WebError, WebMatch, card_order_json, check_settings
 from slagwerk.web.server import COOKIE, PAGE_FILES, WebServer, page_file
 from slagwerk.web.watch import RecordShelf, Watch
 
@@ -91,7 +91,9 @@ def check_page(match: WebMatch, page: dict) -> int:
             assert len(cards_in(shown["tricks"])) == match.game.deck.size  # a Kozel deal plays them all
         assert not cards_in({k: v for k, v in shown.items() if k not in ("history", "tricks")})
     hidden = hidden_cards(match)
-    rest = {k: v for k, v in page.items() if k not in ("view", "deals")}
+    # Aluette's strength order names the whole deck: a rule, the same for every seat.
+    assert page["card_order"] == card_order_json(match.game)
+    rest = {k: v for k, v in page.items() if k not in ("view", "deals", "card_order")}
     leaked = cards_in(rest) & hidden
     assert not leaked, f"the page got hidden cards {sorted(leaked)}"
     return len(hidden)
@@ -130,6 +132,32 @@ def test_the_page_never_gets_a_hidden_card(game):
     final = match.page_json()
     assert final["over"] and "match over" in final["status"]
     assert len(final["deals"]) == len(match.state.deals)
+
+
+def test_the_hooked_bid_is_offered_greyed_out_with_its_reason():
+    """docs/rules.md §2.4: when the person is the trump maker and the hook bars a bid, the
+    page gets that bid as barred, with the rules' reason addressed to "you"; at every
+    other decision nothing is barred."""
+    barred_seen = []
+
+    def check(match, page):
+        state = match.state
+        hooked = match.game.barred_actions(state)
+        assert [b["action"] for b in page["barred"]] == hooked
+        assert not set(hooked) & set(page["view"]["legal_actions"])
+        for entry in page["barred"]:
+            assert "barred by the hook" in entry["reason"] and "trump maker (you)" in entry["reason"]
+            barred_seen.append(entry["action"])
+
+    for seed in range(1, 8):
+        store = MatchStore(in_process, LIMITS)
+        settings = {"game": "koetsieren", "options": {"players": 2}, "seat": 0,
+                    "agents": ["heuristic"], "seed": seed}
+        _, match = store.start(None, settings)
+        finish_in_process(match, random.Random(seed), check)
+        if barred_seen:
+            break
+    assert barred_seen, "no match of seeds 1..7 had a hooked bid for the person"
 
 
 def test_koetsieren_forehead_cards_are_backs():
@@ -374,6 +402,8 @@ def test_watching_gives_replays_trick_winners_and_every_view(game):
     expected = replay(record)
     assert [d["trick_winners"] for d in summary["deals"]] == [d["trick_winners"] for d in expected["deals"]]
     assert [d["points"] for d in summary["deals"]] == [d["points"] for d in expected["deals"]]
+    assert summary["card_order"] == card_order_json(game_obj)
+    assert (summary["card_order"] is None) == (game != "aluette")
     step = len(state.deals[0].actions) // 2
     frame = watch.frame(1, step)
     again = game_obj.new_match()

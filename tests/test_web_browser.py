@@ -311,3 +311,133 @@ def test_a_second_tab_follows_the_match(server, browser):
     WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
         lambda d: len(d.find_elements(By.CSS_SELECTOR, ".seat.me .hand svg.card")) == before - 1)
     assert console_errors(browser) == []
+
+
+def test_the_hooked_bid_stands_greyed_out_and_says_why(server, browser):
+    """docs/rules.md §2.4: with two players the trump maker's last bid is always hooked;
+    the page shows that bid greyed out in its place among the bids (not as an action),
+    and clicking it gives the hook's reason."""
+    query = [("game", "koetsieren"), ("seat", 0), ("agent", "heuristic"), ("seed", 3), ("opt.players", 2)]
+    browser.get(f"http://127.0.0.1:{server.port}/?{urlencode(query)}")
+    for _ in range(40):
+        assert "match over" not in wait_for_turn(browser)
+        barred = browser.find_elements(By.CSS_SELECTOR, "button[data-barred]")
+        if barred:
+            break
+        click_and_wait(browser, browser.find_elements(By.CSS_SELECTOR, "[data-action]")[0])
+    else:
+        pytest.fail("the person was never the trump maker at a hooked bid in 40 moves")
+    words = browser.execute_script(
+        "return [...document.querySelectorAll('.word-actions button')]"
+        ".map(b => b.dataset.action || 'barred ' + b.dataset.barred)")
+    hooked = barred[0].get_attribute("data-barred")
+    assert words == [f"barred {hooked}" if w == hooked else w for w in (f"bid:{b}" for b in range(6))]
+    assert barred[0].get_attribute("aria-disabled") == "true"
+    barred[0].click()
+    explain = WebDriverWait(browser, WAIT_S).until(lambda d: d.find_element(By.ID, "explain").text or False)
+    assert "barred by the hook" in explain and "(you)" in explain, explain
+    assert "your turn" in status(browser)  # nothing was played
+    assert console_errors(browser) == []
+
+
+def test_aluette_shows_the_strength_of_every_card(server, browser):
+    """docs/rules.md §4.3: Aluette's cards rank by a table, not by suit and rank; the page
+    numbers each card by its class and lists the nineteen classes, strongest first."""
+    query = [("game", "aluette"), ("seat", 0), *(("agent", "random") for _ in range(3)), ("seed", 4)]
+    browser.get(f"http://127.0.0.1:{server.port}/?{urlencode(query)}")
+    wait_for_turn(browser)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#card-order li")
+    assert [int(r.get_attribute("data-rank")) for r in rows] == list(range(1, 20))
+    legend = [[c.get_attribute("data-card") for c in r.find_elements(By.CSS_SELECTOR, "svg.card")]
+              for r in rows]
+    assert legend == make_game("aluette").card_order()[0]
+    browser.find_element(By.CSS_SELECTOR, "#card-order summary").click()
+    assert "Monsieur" in rows[0].text
+    click_and_wait(browser, browser.find_elements(By.CSS_SELECTOR, "[data-action]")[0])
+    wait_for_turn(browser)
+    assert "Monsieur" in browser.find_element(By.CSS_SELECTOR, "#card-order li").text  # still open
+    rank = {card: i + 1 for i, cards in enumerate(legend) for card in cards}
+    hand = browser.find_elements(By.CSS_SELECTOR, ".seat.me .hand svg.card")
+    assert len(hand) == 8  # nine dealt, one played
+    for card in hand:
+        name = card.get_attribute("data-card")
+        assert f"strength {rank[name]} of 19" in card.get_attribute("aria-label")
+    browser.get(f"http://127.0.0.1:{server.port}/?game=coins&seat=0&agent=random&agent=random&seed=4")
+    wait_for_turn(browser)
+    assert not browser.find_element(By.ID, "card-order").is_displayed()  # suits and ranks suffice
+    assert console_errors(browser) == []
+
+
+def open_setup(driver, port: int) -> None:
+    """The page's setup form (a match of this session in progress is left with New match…)."""
+    driver.get(f"http://127.0.0.1:{port}/")
+
+    def shown(d):
+        if d.find_element(By.ID, "setup").is_displayed():
+            return True
+        leave = d.find_element(By.ID, "leave-match")
+        again = d.find_element(By.ID, "new-match")
+        for button in (leave, again):
+            if button.is_displayed():
+                button.click()
+        return False
+    WebDriverWait(driver, WAIT_S, poll_frequency=0.1).until(shown)
+
+
+def test_a_refused_start_keeps_the_form_as_it_was(server, browser):
+    """A start the server refuses (a bad agent parameter) says why and leaves the
+    person's choices in the form: game, seat, agents, their parameters and the seed."""
+    open_setup(browser, server.port)
+    browser.execute_script("""
+        const game = document.getElementById('setup-game');
+        game.value = 'kozel'; game.dispatchEvent(new Event('change'));
+        const seat = document.getElementById('setup-seat');
+        seat.value = '2'; seat.dispatchEvent(new Event('change'));
+        const rows = document.querySelectorAll('#setup-agents .agent-row');
+        rows[0].querySelector('select').value = 'random';
+        rows[1].querySelector('select').value = 'ismcts';
+        rows[1].querySelector('input').value = 'iterations=lots';
+        document.getElementById('setup-seed').value = '17';""")
+    assert "First dealer" in browser.find_element(By.ID, "setup-options").text
+    browser.find_element(By.ID, "setup-start").click()
+    error = WebDriverWait(browser, WAIT_S).until(lambda d: d.find_element(By.ID, "error").text or False)
+    assert "iterations" in error and "lots" in error, error
+    assert browser.find_element(By.ID, "setup").is_displayed()
+    form = browser.execute_script("""
+        return [document.getElementById('setup-game').value, document.getElementById('setup-seat').value,
+                document.getElementById('setup-seed').value,
+                [...document.querySelectorAll('#setup-agents .agent-row')].map(
+                    r => [r.querySelector('select').value, r.querySelector('input').value])]""")
+    assert form == ["kozel", "2", "17", [["random", ""], ["ismcts", "iterations=lots"], ["heuristic", ""]]]
+    # the browser logs the refused request itself; nothing else may go wrong
+    assert [e for e in console_errors(browser) if "/web/api/match" not in e or "400" not in e] == []
+
+
+def test_the_molodka_button_names_its_suit(server, browser):
+    """docs/rules.md §3.10: a molodka is the whole hand, four cards of one suit; the
+    question's button says which suit it would lead."""
+    browser.get(f"http://127.0.0.1:{server.port}/")
+    WebDriverWait(browser, WAIT_S).until(lambda d: d.execute_script("return page.info !== null"))
+    labels = browser.execute_script("""
+        const model = { view: { hand: ['7h', '9h', 'Qh', 'Ah'] }, legal: ['molodka', 'pass'] };
+        return [actionLabel('molodka', model).textContent, actionLabel('pass', model)];""")
+    assert labels[0] == "declare the molodka: lead all four  hearts"
+    assert labels[1].startswith("pass (")
+
+
+def test_six_seats_on_a_phone_keep_the_hand_in_sight(server, browser):
+    """On a phone-sized window, six-player Koetsieren shows the person's own cards
+    without scrolling: the other seats sit two to a row, small."""
+    query = [("game", "koetsieren"), ("seat", 0), *(("agent", "random") for _ in range(5)), ("seed", 2),
+             ("opt.players", 6)]
+    browser.set_window_size(390, 844)
+    try:
+        browser.get(f"http://127.0.0.1:{server.port}/?{urlencode(query)}")
+        wait_for_turn(browser)
+        bottom = browser.execute_script(
+            "const r = document.querySelector('.seat.me .hand').getBoundingClientRect(); return r.bottom")
+        height = browser.execute_script("return window.innerHeight")
+        assert bottom <= height, f"the hand ends at {bottom}px, below the window's {height}px"
+    finally:
+        browser.set_window_size(1280, 1000)
+    assert console_errors(browser) == []

@@ -42,6 +42,8 @@ STRENGTH_NAMES = {
     "2e": "Deux d'écrit",
 }
 """The eight unique top cards by name, strongest first."""
+SUIT_ORDER = "ocbe"
+"""The suits as docs/rules.md §4.1 lists them: coins, cups, clubs, swords."""
 
 
 def strength(card: str) -> int:
@@ -102,6 +104,20 @@ class Aluette(Game):
     # ------------------------------------------------------------ notation
     def action_text(self, state: State, action: int, seat: int | None = None) -> str:
         return self.deck.name(action)
+
+    def card_order(self) -> tuple[list[list[str]], dict[str, str]]:
+        """The nineteen strength classes of docs/rules.md §4.3, strongest first.
+
+        >>> classes, names = Aluette().card_order()
+        >>> len(classes), classes[0], classes[8], names["2o"]
+        (19, ['3o'], ['Ao', 'Ac', 'Ab', 'Ae'], 'le Borgne')
+        """
+        classes = [[] for _ in range(K.N_STRENGTHS)]
+        for card in range(self.deck.size):
+            classes[K.TOP_STRENGTH - int(K.STRENGTH[card])].append(self.deck.name(card))
+        for cards in classes:  # in the rules' order of suits (§4.1)
+            cards.sort(key=lambda name: SUIT_ORDER.index(name[1]))
+        return classes, dict(STRENGTH_NAMES)
 
     # ---------------------------------------------------------------- deals
     def deal_to_json(self, vector: np.ndarray) -> dict:

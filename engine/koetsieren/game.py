@@ -125,6 +125,13 @@ class Koetsieren(Game):
                 return action
         raise IllegalActionError(self.explain_illegal(state, text, legal))
 
+    def barred_actions(self, state: State) -> list[str]:
+        """The bid the hook bars for the trump maker (docs/rules.md §2.4), if any."""
+        if state.phase != K.PHASE_BID or state.is_terminal:
+            return []
+        barred = int(K.barred_bid(state.array))
+        return [f"bid:{barred}"] if barred >= 0 else []
+
     def explain_illegal(self, state: State, text: str, legal: list[int]) -> str:
         phase = state.phase
         seat = state.to_move

@@ -44,6 +44,15 @@ WORKER_WAIT_S = 120.0
 """How long a bot move may wait for a free worker (other matches use them too)."""
 
 
+def card_order_json(game) -> dict | None:
+    """The game's fixed strength order of the cards for the page, or ``None``."""
+    order = game.card_order()
+    if order is None:
+        return None
+    classes, names = order
+    return {"classes": classes, "names": names}
+
+
 class WebError(SlagwerkError):
     """A request of the page that cannot be done; ``status`` is its HTTP status."""
 
@@ -199,7 +208,8 @@ class WebMatch:
 
     def _to_you(self, reason: str) -> str:
         """The engine's reason, about the human's own seat, addressed to the person."""
-        return re.sub(rf"\bfor seat {self.seat}\b", "for you", reason)
+        reason = re.sub(rf"\bfor seat {self.seat}\b", "for you", reason)
+        return re.sub(rf"\(seat {self.seat}\)", "(you)", reason)
 
     def start_bots(self) -> None:
         """Let the bots move (in a thread) until it is the human's turn or the match is over."""
@@ -320,7 +330,20 @@ class WebMatch:
                 "view": state.view(self.seat),
                 "trick_ends": list(self.trick_ends),
                 "deals": [deal.to_json() for deal in self.deals],
+                "barred": self._barred(),
+                "card_order": card_order_json(self.game),
             }
+
+    def _barred(self) -> list[dict]:
+        """On the human's turn, the actions the rules bar that the person might
+        look for (Koetsieren's hooked bid), each with the rules' reason."""
+        state = self.state
+        if self.over or state.to_move != self.seat or self.thinking is not None:
+            return []
+        legal = state.legal_actions()
+        texts = set(state.legal_texts(self.seat))
+        return [{"action": text, "reason": self._to_you(self.game.explain_illegal(state, text, legal))}
+                for text in self.game.barred_actions(state) if text not in texts]
 
     def _status(self) -> str:
         state = self.state

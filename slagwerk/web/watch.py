@@ -24,7 +24,7 @@ from ..engine.game import State
 from ..engine.records import RECORD_KEYS, load_record, record_of, replay_result
 from ..engine.strict_json import StrictJSONError, loads
 from ..safe_files import folder_names, read_file
-from .matches import WebError
+from .matches import WebError, card_order_json
 
 MAX_SHELF_FILE_BYTES = 64 << 20
 """Larger files in a results folder are not listed."""
@@ -66,6 +66,7 @@ class Watch:
         return {"kind": "watch", "title": self.title, "game": self.game.name,
                 "options": dict(self.game.options), "players": self.players,
                 "team_game": self.game.team_game, "deals": deals,
+                "card_order": card_order_json(self.game),
                 "totals": self.result["totals"], "outcome": self.result["outcome"]}
 
     def frame(self, deal: int, step: int) -> dict:

@@ -15,6 +15,7 @@ const page = {
   dealOver: null,    // the announcement of the deal that just ended, until the next move
   watch: null,       // the watched record's summary
   frame: null,       // the watched moment: every seat's view
+  cardOrder: null,   // Aluette: strength class of each card (1 = strongest), from the server
 };
 
 // ------------------------------------------------------------------ server
@@ -174,7 +175,52 @@ function cardPicture(game, name, extraClass) {
   const low = svg("text", { x: 52, y: 79, "font-size": 13, "font-family": "sans-serif", "font-weight": "bold", fill: ink, "text-anchor": "middle", transform: "rotate(180 52 75)" });
   low.textContent = label;
   root.append(low);
+  const strength = cardStrength(name);
+  if (strength) {  // Aluette: the card's class in the fixed strength order, in the free corner
+    root.setAttribute("aria-label", `${root.getAttribute("aria-label")}, ${strength.text}`);
+    root.append(svg("rect", { x: 41, y: 5, width: 15, height: 12, rx: 3, fill: "#efe6cf", stroke: "#8d7b4a", "stroke-width": 0.7, class: "strength" }));
+    const number = svg("text", { x: 48.5, y: 14.2, "font-size": 9, "font-family": "sans-serif", fill: "#4a3f22", "text-anchor": "middle" });
+    number.textContent = String(strength.rank);
+    root.append(number);
+  }
   return root;
+}
+
+// Aluette's strength order (docs/rules.md §4.3), as the server sends it.
+function setCardOrder(order) {
+  if (!order) {
+    page.cardOrder = null;
+    return;
+  }
+  const ranks = {};
+  order.classes.forEach((cards, i) => { for (const card of cards) ranks[card] = i + 1; });
+  page.cardOrder = { classes: order.classes, names: order.names, ranks };
+}
+
+function cardStrength(name) {
+  const order = page.cardOrder;
+  if (!order || !(name in order.ranks)) return null;
+  const rank = order.ranks[name];
+  const named = order.names[name] ? `${order.names[name]}, ` : "";
+  const equal = order.classes[rank - 1].length > 1 ? ", equal to the others of its class" : "";
+  return { rank, text: `${named}strength ${rank} of ${order.classes.length} (1 is strongest)${equal}` };
+}
+
+// The strength order as a legend of small cards, strongest first.
+function renderCardOrder() {
+  const box = $("#card-order");
+  const order = page.cardOrder;
+  box.hidden = !order;
+  const game = page.mode === "play" ? page.match.game : page.watch.game;
+  if (!order || box.dataset.game === game) return;  // drawn once, so an open legend stays open
+  box.dataset.game = game;
+  const rows = order.classes.map((cards, i) => el("li", { "data-rank": i + 1 },
+    el("span", { class: "order-rank" }, String(i + 1)),
+    el("span", { class: "play-cards" }, cards.map((c) => cardElement(game, c, null, { small: true }))),
+    cards.length === 1 && order.names[cards[0]] ? el("span", { class: "order-name" }, order.names[cards[0]]) : null));
+  box.replaceChildren(el("details", {},
+    el("summary", {}, "strength of the cards (1 is strongest; cards in one row are equal, and a tie spoils the trick)"),
+    el("ol", { class: "order-list" }, rows)));
 }
 
 // A card that may be an action: a button with data-action when it is legal now.
@@ -184,10 +230,15 @@ function cardElement(game, name, action, options) {
   if (!action && !opts.onclick) return el("span", { class: "card-slot" }, picture);
   const button = el("button", {
     type: "button", class: `card-button${opts.selected ? " selected" : ""}`,
-    "data-action": action || null, title: action || name,
+    "data-action": action || null, title: cardTitle(action || name, name),
     onclick: opts.onclick || (() => play(action)),
   }, picture);
   return button;
+}
+
+function cardTitle(text, name) {
+  const strength = cardStrength(name);
+  return strength ? `${text}: ${strength.text}` : text;
 }
 
 function emptySlot(label) {
@@ -248,6 +299,7 @@ function tableModel() {
       game: m.game, players: m.players, team_game: m.team_game, me: m.seat, views, view: m.view,
       history: m.view.history, trickEnds: m.trick_ends, deals: m.deals, thinking: m.thinking,
       legal: (m.view.to_move === m.seat && m.thinking === null && !m.over) ? (m.view.legal_actions || []) : [],
+      barred: m.barred || [],
       faceUp: false,
     };
   }
@@ -255,7 +307,7 @@ function tableModel() {
   const w = page.watch;
   return {
     game: w.game, players: w.players, team_game: w.team_game, me: 0, views: f.views, view: f.views[0],
-    history: f.history, trickEnds: f.trick_ends, deals: [], thinking: null, legal: [], faceUp: true,
+    history: f.history, trickEnds: f.trick_ends, deals: [], thinking: null, legal: [], barred: [], faceUp: true,
   };
 }
 
@@ -268,6 +320,8 @@ function render() {
   if (board.hidden) return;
   const model = tableModel();
   board.dataset.game = model.game;
+  setCardOrder(page.mode === "play" ? page.match.card_order : page.watch.card_order);
+  renderCardOrder();
   renderStatus(model);
   renderScore(model);
   $("#cycle").hidden = model.game !== "coins";
@@ -515,11 +569,18 @@ function renderActions(model) {
   const parts = [];
   if (page.mode === "play" && legal.length) {
     const game = model.game;
-    const words = legal.filter((a) => a.startsWith("trump:") || a.startsWith("bid:") || a === "molodka" || a === "pass");
+    const isWord = (a) => a.startsWith("trump:") || a.startsWith("bid:") || a === "molodka" || a === "pass";
+    const words = legal.filter(isWord);
     if (words.length) {
-      parts.push(el("div", { class: "word-actions" }, words.map((a) => el("button", {
-        type: "button", class: "action", "data-action": a, onclick: () => play(a),
-      }, actionLabel(a)))));
+      // A barred action (Koetsieren's hooked bid) stands greyed out in its place and says why.
+      const buttons = [...words.map((a) => ({ action: a, reason: null })), ...model.barred.filter((b) => isWord(b.action))];
+      buttons.sort((a, b) => wordOrder(a.action) - wordOrder(b.action));
+      parts.push(el("div", { class: "word-actions" }, buttons.map((b) => b.reason === null
+        ? el("button", { type: "button", class: "action", "data-action": b.action, onclick: () => play(b.action) }, actionLabel(b.action, model))
+        : el("button", {
+          type: "button", class: "action barred", "data-barred": b.action, "aria-disabled": "true", title: b.reason,
+          onclick: () => { $("#explain").hidden = false; $("#explain").textContent = b.reason; },
+        }, actionLabel(b.action, model)))));
     }
     if (game === "kozel" && legal.some((a) => a.includes(":"))) parts.push(kozelControls(legal));
     else if (!words.length) parts.push(el("span", { class: "hint" }, "your turn: click a card"));
@@ -528,13 +589,25 @@ function renderActions(model) {
   if (!(page.mode === "play" && legal.length)) $("#explain").hidden = true;
 }
 
-function actionLabel(action) {
+// Bids in numeric order; other words keep the order the engine lists them in.
+function wordOrder(action) {
+  return action.startsWith("bid:") ? Number(action.slice(4)) : -1;
+}
+
+function actionLabel(action, model) {
   if (action.startsWith("trump:")) {
     const suit = action.slice(6);
     return el("span", {}, suitIcon("french", suit), ` trump ${SUIT_NAMES.french[suit]}`);
   }
   if (action.startsWith("bid:")) return `bid ${action.slice(4)}`;
-  if (action === "molodka") return "declare the molodka";
+  if (action === "molodka") {
+    // The molodka is the whole hand: four cards of one suit (docs/rules.md §3.10).
+    const hand = model ? model.view.hand : [];
+    const suit = hand.length ? hand[0][1] : null;
+    if (!suit || !hand.every((c) => c[1] === suit)) return "declare the molodka";
+    return el("span", {}, "declare the molodka: lead all four ", suitIcon("french", suit), ` ${SUIT_NAMES.french[suit]}`);
+  }
+  if (action === "pass") return model && model.legal.includes("molodka") ? "pass (play on without declaring)" : "pass";
   if (action === "pass") return "pass";
   return action;
 }
@@ -742,6 +815,7 @@ function showSetup(preset) {
     select.addEventListener("change", () => setupFields());
   }
   if (preset && preset.game in page.info.games) select.value = preset.game;
+  if (preset && Number.isInteger(preset.seed)) $("#setup-seed").value = String(preset.seed);
   setupFields(preset);
   const running = page.match && !page.match.over;
   $("#setup-replaces").hidden = !running;
@@ -762,13 +836,19 @@ function setupFields(preset) {
   const game = $("#setup-game").value;
   const spec = page.info.games[game];
   const options = $("#setup-options");
-  options.replaceChildren(...Object.entries(spec.options).map(([name, o]) => el("label", { title: o.doc },
-    `${name} `, el("input", {
+  options.replaceChildren(...Object.entries(spec.options).map(([name, o]) => el("label", { title: `${name}: ${o.doc}` },
+    `${optionLabel(name)} `, el("input", {
       type: "number", id: `opt-${name}`, "data-option": name, min: o.min, max: o.max,
       value: preset && preset.options && name in preset.options ? preset.options[name] : o.default,
       onchange: () => setupSeats(),
     }), el("span", { class: "hint" }, ` ${o.doc}`))));
   setupSeats(preset);
+}
+
+// "first_dealer" reads as "First dealer" (the request still names it first_dealer).
+function optionLabel(name) {
+  const words = name.replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function agentChoices() {
@@ -779,30 +859,45 @@ function agentChoices() {
   return choices;
 }
 
-function setupSeats() {
+function setupSeats(preset) {
   const n = setupPlayers();
   const seatSelect = $("#setup-seat");
-  const previous = Number(seatSelect.value || 0);
+  const wanted = preset && Number.isInteger(preset.seat) ? preset.seat : Number(seatSelect.value || 0);
   seatSelect.replaceChildren(...Array.from({ length: n }, (_, s) => el("option", { value: s }, `seat ${s}`)));
-  seatSelect.value = String(Math.min(previous, n - 1));
+  seatSelect.value = String(Math.min(Math.max(wanted, 0), n - 1));
   seatSelect.onchange = () => setupAgents();
-  setupAgents();
+  setupAgents(preset);
 }
 
-function setupAgents() {
+// An agent spec as the form's two fields: a listed choice and its extra parameters.
+function agentFields(spec) {
+  const text = String(spec).trim();
+  for (const choice of agentChoices()) {  // a tuned set first: "ismcts:params=NAME[,more]"
+    if (!choice.value.includes(":")) continue;
+    if (text === choice.value) return [choice.value, ""];
+    if (text.startsWith(`${choice.value},`)) return [choice.value, text.slice(choice.value.length + 1)];
+  }
+  const colon = text.indexOf(":");
+  return colon < 0 ? [text, ""] : [text.slice(0, colon), text.slice(colon + 1)];
+}
+
+// The other seats' agent rows; ``preset.agents`` (a refused start, or the last
+// match) fills them, otherwise the rows keep what was chosen before.
+function setupAgents(preset) {
   const n = setupPlayers();
   const me = Number($("#setup-seat").value);
   const box = $("#setup-agents");
-  const old = [...box.querySelectorAll(".agent-row")].map((row) => [row.querySelector("select").value, row.querySelector("input").value]);
+  const old = preset && Array.isArray(preset.agents) ? preset.agents.map(agentFields)
+    : [...box.querySelectorAll(".agent-row")].map((row) => [row.querySelector("select").value, row.querySelector("input").value]);
   const rows = [];
   let index = 0;
   for (let seat = 0; seat < n; seat++) {
     if (seat === me) continue;
-    const [chosen, params] = old[index] || ["heuristic", ""];
+    let [chosen, params] = old[index] || ["heuristic", ""];
     index++;
     const select = el("select", { class: "agent-name" }, agentChoices().map((c) => el("option", { value: c.value }, c.label)));
     select.value = chosen;
-    if (!select.value) select.value = "heuristic";
+    if (!select.value) [select.value, params] = ["heuristic", ""];  // not an agent this server offers
     rows.push(el("div", { class: "agent-row" }, el("label", {}, `seat ${seat}: `, select),
       el("label", {}, " parameters ", el("input", { type: "text", class: "agent-params", placeholder: "key=value,...", value: params }))));
   }
@@ -908,7 +1003,11 @@ async function main() {
     event.preventDefault();
     startMatch(setupBody());
   });
-  const newMatch = () => showSetup(page.match ? { game: page.match.game, options: page.match.options } : undefined);
+  // The form starts from the last match: its game, options, seat and agents (a new seed is the person's choice).
+  const newMatch = () => showSetup(page.match ? {
+    game: page.match.game, options: page.match.options, seat: page.match.seat,
+    agents: page.match.players.filter((_, s) => s !== page.match.seat),
+  } : undefined);
   $("#new-match").addEventListener("click", newMatch);
   $("#leave-match").addEventListener("click", newMatch);
   $("#watch-file").addEventListener("change", async (event) => {
