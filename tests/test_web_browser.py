@@ -192,6 +192,11 @@ def test_a_whole_match_by_clicking(server, browser, game, images):
         assert len(legal) == len(actions) and len(set(legal)) == len(legal), legal
         match = server.store.get(browser.get_cookie("slagwerk_session")["value"]).match
         assert sorted(legal) == sorted(match.state.legal_texts(seat))  # one element per legal action
+        for move in browser.find_elements(By.CSS_SELECTOR, "#actions .moves button[data-action]"):
+            # Kozel's list of moves: the kind and a picture of each card (its own face, not text)
+            kind, cards = move.get_attribute("data-action").split(":")
+            pictures = [c.get_attribute("data-card") for c in move.find_elements(By.CSS_SELECTOR, "svg.card")]
+            assert move.text.split()[0] == kind and pictures == cards.split(",")
         try:
             click_and_wait(browser, chooser.choice(actions))
         except StaleElementReferenceException:

@@ -623,9 +623,17 @@ function kozelControls(legal) {
   const list = el("details", { class: "all-moves", open: true },
     el("summary", {}, "all legal moves"),
     el("div", { class: "moves" }, sets.map((a) => el("button", {
-      type: "button", class: "action move", "data-action": a, onclick: () => play(a),
-    }, a))));
+      type: "button", class: "action move", "data-action": a, onclick: () => play(a), title: a,
+    }, moveLabel(a)))));
   return el("div", { class: "kozel" }, build, list);
+}
+
+// A Kozel move as its kind and small pictures of its cards ("lead" 7h 9h).
+function moveLabel(action) {
+  const cards = actionCards(action);
+  if (!cards) return action;
+  return el("span", { class: "move-label" }, `${action.split(":")[0]} `,
+    cards.map((c) => cardPicture("kozel", c, "tiny")));
 }
 
 function toggleSelected(card) {
