@@ -67,6 +67,10 @@ PROTOCOL = "slagwerk-bot"
 PROTOCOL_VERSION = 1
 HELLO_TIMEOUT_S = 600.0
 """How long a bot may take to answer ``hello`` (it may load or compile first)."""
+HELLO_NOTICE_S = 10.0
+"""After this long without a ``hello`` answer, the harness says on stderr that it waits."""
+QUIT_GRACE_S = 2.0
+"""How long a bot program may take to exit once its input ends, before it is killed."""
 MAX_ANSWER_BYTES = 1 << 20
 """The longest answer line read from a bot."""
 STDERR_SUFFIX = ".stderr.log"
@@ -364,12 +368,16 @@ def _client(bot: BotDefinition):
         return client
 
 
-def close(name: str) -> None:
-    """End this process's connection to the bot ``name`` (its process is killed)."""
+def close(name: str, polite: bool = False) -> None:
+    """End this process's connection to the bot ``name``: its process is killed, at
+    once or (``polite``) after its input ends and it had :data:`QUIT_GRACE_S` to exit."""
     with _LOCK:
         client = _CLIENTS.pop(name, None)
     if client is not None:
-        client.close()
+        if polite and isinstance(client, _StdioClient):
+            client.close(polite=True)
+        else:
+            client.close()
 
 
 def cpu_seconds(name: str) -> float | None:
@@ -388,7 +396,7 @@ def cpu_seconds(name: str) -> float | None:
 def close_all() -> None:
     """End every bot process this process started."""
     for name in list(_CLIENTS):
-        close(name)
+        close(name, polite=True)
 
 
 def _forget_inherited() -> None:
@@ -523,7 +531,8 @@ class _StdioClient(_Connection):
             path = os.path.join(self.bot.stderr_folder, f"bot-{self.bot.name}{STDERR_SUFFIX}")
             stderr = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
                              0o644)
-            os.write(stderr, f"--- slagwerk started {self.bot.address} for process {os.getpid()}\n"
+            # the bot's name only: its command may hold a secret, and this file stays with the results
+            os.write(stderr, f"--- slagwerk started bot {self.bot.name!r} for process {os.getpid()}\n"
                      .encode())
         in_main = threading.current_thread() is threading.main_thread()
         try:
@@ -548,22 +557,34 @@ class _StdioClient(_Connection):
             self.proc.stdin.write(line)
         except OSError:
             raise BotFault(f"bot {self.bot.name!r} {self._ended()}") from None
-        raw = self._read_line(timeout)
+        raw = self._read_line(timeout, notice=hello)
         try:
             return json.loads(raw)
         except (ValueError, UnicodeDecodeError):
             raise BotFault(f"bot {self.bot.name!r} answered {brief(raw.decode('utf-8', 'replace'))}, "
                            f"which is not JSON") from None
 
-    def _read_line(self, timeout: float | None) -> bytes:
+    def _read_line(self, timeout: float | None, notice: bool = False) -> bytes:
+        """The next answer line; with ``notice`` (a ``hello``), a long wait is said on stderr."""
         fd = self.proc.stdout.fileno()
-        deadline = None if timeout is None else time.monotonic() + timeout
+        start = time.monotonic()
+        deadline = None if timeout is None else start + timeout
+        notice_at = start + HELLO_NOTICE_S if notice else None
         while b"\n" not in self.pending:
             if len(self.pending) > MAX_ANSWER_BYTES:
                 raise BotFault(f"bot {self.bot.name!r} wrote an answer longer than {MAX_ANSWER_BYTES} bytes")
-            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            now = time.monotonic()
+            if notice_at is not None and now >= notice_at:
+                limit = "" if timeout is None else f"; it has {timeout:g} s in all"
+                print(f"waiting for bot {self.bot.name!r} to answer hello (it may be loading{limit})",
+                      file=sys.stderr, flush=True)
+                notice_at = None
+            ends = [t for t in (deadline, notice_at) if t is not None]
+            wait = max(0.0, min(ends) - now) if ends else None
             if not self.poller.poll(None if wait is None else wait * 1000):
-                raise BotFault(f"bot {self.bot.name!r} did not answer within {timeout:g} s")
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise BotFault(f"bot {self.bot.name!r} did not answer within {timeout:g} s")
+                continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 raise BotFault(f"bot {self.bot.name!r} {self._ended()}")
@@ -581,10 +602,19 @@ class _StdioClient(_Connection):
                 return f"exited (killed by {signal.Signals(-code).name})"
         return f"exited (exit code {code})"
 
-    def close(self) -> None:
+    def close(self, polite: bool = False) -> None:
+        """End the bot's process: at once after a fault (the stream is out of step);
+        ``polite``, at the end of a run, by ending its input first, as the protocol
+        says, so that it can flush and exit, and killing it only after
+        :data:`QUIT_GRACE_S`."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
+        if polite and proc.poll() is None:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=QUIT_GRACE_S)
         if proc.poll() is None:
             proc.kill()
         proc.wait()

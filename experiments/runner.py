@@ -59,7 +59,7 @@ from ..agents.plugins import load_plugins, loaded_plugins
 from ..agents.warmup import ensure_compiled
 from ..engine import make_game
 from ..engine.bits import derive_seed
-from ..engine.errors import IllegalActionError, SlagwerkError, one_line
+from ..engine.errors import IllegalActionError, SlagwerkError, brief, one_line
 from ..engine.records import record_of
 from ..engine.state import MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH
 from .seating import GameSlot
@@ -313,6 +313,8 @@ class _GuardedAgent:
             raise Forfeit(self.seat, f"no move within the time limit of {limit:g} s") from None
         except Exception as err:  # any fault of the agent loses the game, the tournament goes on
             raise Forfeit(self.seat, f"{type(err).__name__}: {err}") from None
+        except SystemExit as err:  # a plugin that calls exit() must not end the whole run
+            raise Forfeit(self.seat, f"the agent called exit({brief(err.code)})") from None
         elapsed = time.perf_counter() - start
         if limit is not None and elapsed > limit:
             if by_clock:

@@ -12,6 +12,9 @@ misbehaves on ``act`` as its first argument says (plain Python, no slagwerk).
              argument
     coins-only, version-2   a proper bot whose hello says it plays only Coins, or
              speaks version 2 of the protocol
+    farewell answers the first legal action and writes "input ended" on standard
+             error when its standard input ends
+    slow-hello  answers hello after sleeping the seconds of the second argument
 
 ``--pid-file FILE`` (last) appends the process id to FILE at start.
 """
@@ -42,6 +45,8 @@ def main():
         request = json.loads(line)
         rid = request.get("id")
         if request.get("type") == "hello":
+            if mode == "slow-hello":
+                time.sleep(float(args[1]))
             reply = {"id": rid, **HELLO}
         elif mode == "crash":
             print("misbehaving bot: crashing on purpose", file=sys.stderr, flush=True)
@@ -66,6 +71,8 @@ def main():
             reply = {"id": rid, "action": request["view"]["legal_actions"][0]}
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
+    if mode == "farewell":
+        print("input ended", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -120,7 +120,8 @@ def test_a_program_an_http_bot_and_a_plugin_play_a_tournament_among_built_in_age
     assert set(stored["bots"]) == {"prog", "web"}
     assert str(MINIMAL_BOT) not in json.dumps(stored)  # a name and a hash, never the command
     log = (tmp_path / "one" / "bot-prog.stderr.log").read_text()
-    assert "slagwerk started" in log  # the bot's standard error is kept with the results
+    assert "slagwerk started bot 'prog'" in log  # the bot's standard error is kept with the results
+    assert str(MINIMAL_BOT) not in log  # its command is not (it may hold a secret)
 
 
 def test_the_example_program_and_the_example_plugin_answer_alike():
@@ -149,6 +150,29 @@ def test_a_misbehaving_bot_answer_is_a_fault_that_restarts_it(kind):
         with pytest.raises(external.BotFault, match=re.escape(expected[kind])):
             agent.act(state.view(state.to_move))
         assert getattr(external._CLIENTS.get("bad"), "proc", None) is None  # its process was ended
+
+
+def test_at_the_end_a_bot_program_sees_its_input_end_and_may_exit(tmp_path):
+    """docs/protocol.md: the end of standard input tells a bot to exit, so a bot that
+    flushes its logs then keeps them; it is killed only if it stays (after a fault, at once)."""
+    bots = external.register_bots([bot_option("bye", MISBEHAVING_BOT, "farewell")])
+    external.install_all(external.keep_stderr_in(bots, tmp_path))  # as a tournament does
+    state = make_game("coins").new_match(seed=1)
+    make("bye", state.game, seed=1).act(state.view(state.to_move))
+    proc = external._CLIENTS["bye"].proc
+    external.close("bye", polite=True)
+    assert proc.returncode == 0  # it exited by itself, not killed
+    assert "input ended" in (tmp_path / "bot-bye.stderr.log").read_text()
+
+
+def test_a_bot_slow_to_say_hello_is_announced_as_awaited(monkeypatch, capsys):
+    """A bot may load or compile before its hello (600 s allowed): after a while the
+    harness says what it is waiting for, rather than sitting silent."""
+    monkeypatch.setattr(external, "HELLO_NOTICE_S", 0.2)
+    external.register_bots([bot_option("sleepy", MISBEHAVING_BOT, "slow-hello", 1)])
+    err = capsys.readouterr().err
+    assert err.count("waiting for bot 'sleepy' to answer hello (it may be loading; it has 600 s in all)") == 1
+    assert "sleepy" in AGENTS
 
 
 def test_misbehaving_bots_lose_by_forfeit_and_the_tournament_ranks_everyone(tmp_path):
@@ -341,6 +365,27 @@ def test_an_installed_plugin_appears_in_the_bots_hello_and_plays(tmp_path):
     ranking = json.loads(out)["ranking"]
     assert {row["agent"] for row in ranking} == {"first-legal", "random"}
     assert all(line["forfeit"] is None for line in comparable(tmp_path / "run"))
+
+
+def test_a_plugin_that_calls_exit_forfeits_and_the_run_goes_on(tmp_path):
+    """A plugin's exit() (SystemExit) is a fault of that agent like any other: it loses
+    the game by forfeit, and the tournament plays every game and ranks everyone."""
+    module = tmp_path / "quitter.py"
+    module.write_text("import sys\nfrom slagwerk.agents import register\n"
+                      "from slagwerk.agents.simple import RandomAgent\n"
+                      "@register\nclass Quitter(RandomAgent):\n    name = 'quitter'\n"
+                      "    def decide(self, view):\n        sys.exit(5)\n")
+    plugins.load_plugins([str(module)])
+    game = make_game("coins")
+    agents = ("quitter", "random", "heuristic")
+    config = TournamentConfig("coins", agents, deals=deals_covering(len(agents), game), seed=3, bootstrap=20)
+    result = run_tournament(config, tmp_path / "run", jobs=1, progress=False)
+    lines = comparable(tmp_path / "run")
+    assert result.games == len(lines) and {row.agent for row in result.ratings.ranking} == set(agents)
+    quitter_games = [line for line in lines if "quitter" in line["agents"]]
+    assert quitter_games
+    assert all(line["forfeit"]["agent"] == "quitter" and "called exit(5)" in line["forfeit"]["error"]
+               for line in quitter_games)
 
 
 def test_a_plugin_cannot_take_a_built_in_name(tmp_path):
