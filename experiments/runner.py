@@ -22,7 +22,8 @@ holds the deal points per seat in the game's own units (docs/records.md
 Faults: an agent that raises, overruns the per-move time limit or its clock
 for the game (``game_time``: its seat's total thinking time in one game, a
 chess clock without increment), or returns an illegal action forfeits the
-game: its seats score 0, every other seat 1, the line's ``forfeit`` names the
+game: its seats (its partner's too, and any other seat it plays) score 0, every
+other seat 1, the line's ``forfeit`` names the
 seat, the agent and the error, and the experiment goes on. The time limit
 interrupts a move with ``SIGALRM`` where the move runs in a process's main
 thread (local workers, ``jobs=1``); on other threads (Dask workers) a move is
@@ -457,9 +458,11 @@ def _line_head(setup: GameSetup, slot: GameSlot) -> dict:
 
 
 def _forfeit_fields(setup: GameSetup, slot: GameSlot, seat: int, error: str) -> dict:
-    """The result fields of a game that ``seat`` lost by forfeit (its side loses)."""
+    """The result fields of a game that ``seat`` lost by forfeit: its side loses, and so
+    does every other seat the same agent plays (it must not gain from its own fault)."""
     game = game_info(setup)
-    lost = [s for s in range(game.n_players) if _same_side(game, s, seat)]
+    lost = [s for s in range(game.n_players)
+            if _same_side(game, s, seat) or slot.seats[s] == slot.seats[seat]]
     return {
         "reward": [0.0 if s in lost else 1.0 for s in range(game.n_players)],
         "points": None,

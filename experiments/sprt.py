@@ -128,7 +128,9 @@ class SprtResult:
 
     ``llr`` and its ``bounds`` (lower, upper); ``groups`` played and counted;
     ``wins``/``draws``/``losses`` of A against B in groups; ``elo`` the
-    estimate with ``elo_ci95``.
+    estimate with ``elo_ci95``; ``forfeits`` the games A and B lost by a
+    fault in the counted groups, with the first reason of each
+    (``forfeit_reasons``).
     """
 
     verdict: str
@@ -144,6 +146,8 @@ class SprtResult:
     elo1: float
     alpha: float
     beta: float
+    forfeits: tuple[int, int] = (0, 0)
+    forfeit_reasons: tuple[str | None, str | None] = (None, None)
 
     def as_json(self) -> dict:
         return {
@@ -160,7 +164,23 @@ class SprtResult:
             "elo1": self.elo1,
             "alpha": self.alpha,
             "beta": self.beta,
+            "forfeits": {"a": self.forfeits[0], "b": self.forfeits[1]},
+            "forfeit_reasons": {"a": self.forfeit_reasons[0], "b": self.forfeit_reasons[1]},
         }
+
+    @classmethod
+    def from_json(cls, data: dict) -> SprtResult:
+        """The result :meth:`as_json` wrote (one stored before forfeits were counted has none).
+
+        :raises KeyError, TypeError, ValueError: if ``data`` is not such a result.
+        """
+        data = dict(data)
+        data["bounds"] = tuple(data["bounds"])
+        data["elo_ci95"] = tuple(data["elo_ci95"])
+        forfeits = data.pop("forfeits", {"a": 0, "b": 0})
+        reasons = data.pop("forfeit_reasons", {"a": None, "b": None})
+        return cls(**data, forfeits=(int(forfeits["a"]), int(forfeits["b"])),
+                   forfeit_reasons=(reasons["a"], reasons["b"]))
 
 
 def check_parameters(elo0: float, elo1: float, alpha: float, beta: float, max_groups: int) -> None:
@@ -198,6 +218,8 @@ def run_sprt(game: str, options: dict, a_spec: str, b_spec: str, elo0: float, el
     tables = tables_for(2, info.n_players, info.team_game, info.team_of)
     low, high = bounds(alpha, beta)
     counts = [0, 0, 0]  # losses, draws, wins of A
+    faults = [0, 0]  # games A and B lost by forfeit
+    reasons: list[str | None] = [None, None]
     batch = 1 if jobs == 1 and backend == "loky" else 4 * max(jobs, 2)
     result = None
     done = 0
@@ -208,6 +230,11 @@ def run_sprt(game: str, options: dict, a_spec: str, b_spec: str, elo0: float, el
                                chunk=len(rotations(tables[0]))))
         groups = groups_from_lines(lines, 2)
         for row in range(groups.count):
+            for line in lines:  # rows are the groups in order, from the first of this batch
+                if line["group"] == done and line["forfeit"]:
+                    agent = line["table"][line["forfeit"]["seat"]]
+                    faults[agent] += 1
+                    reasons[agent] = reasons[agent] or line["forfeit"]["error"]
             diff = groups.score[row, 0] - groups.score[row, 1]
             counts[0 if diff < -TIE_TOLERANCE else 2 if diff > TIE_TOLERANCE else 1] += 1
             done += 1
@@ -215,7 +242,7 @@ def run_sprt(game: str, options: dict, a_spec: str, b_spec: str, elo0: float, el
             verdict = "H1" if value >= high else "H0" if value <= low else "inconclusive"
             elo, ci = estimate(*counts)
             result = SprtResult(verdict, value, (low, high), done, counts[2], counts[1], counts[0],
-                                elo, ci, elo0, elo1, alpha, beta)
+                                elo, ci, elo0, elo1, alpha, beta, tuple(faults), tuple(reasons))
             if on_group is not None:
                 on_group(result)
             if verdict != "inconclusive":

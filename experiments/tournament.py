@@ -74,13 +74,17 @@ class Evaluation:
 
     ``mean``: mean over groups of the candidate's mean normalised reward
     (in [0, 1]); ``stderr``: its standard error (0 for fewer than two
-    groups); ``scores``: the per-group values in group order.
+    groups); ``scores``: the per-group values in group order; ``forfeits``:
+    games lost by a fault, the candidate's and its opponents', and
+    ``forfeit_reason`` the candidate's first.
     """
 
     mean: float
     stderr: float
     groups: int
     scores: list = field(default_factory=list)
+    forfeits: tuple[int, int] = (0, 0)
+    forfeit_reason: str | None = None
 
 
 def candidate_tables(n_seats: int, team_game: bool, team_of, n_opponents: int) -> list[tuple[int, ...]]:
@@ -128,7 +132,10 @@ def evaluate(game: str, options: dict, candidate: str, opponents: list[str], gro
     scores = [float(v) for v in table.score[:, 0]]
     mean = float(np.mean(scores))
     stderr = float(np.std(scores, ddof=1) / math.sqrt(len(scores))) if len(scores) > 1 else 0.0
-    return Evaluation(mean, stderr, len(scores), scores)
+    faults = [line["forfeit"] for line in lines if line["forfeit"]]
+    mine = [f for f in faults if f["agent"] == setup.labels[0]]
+    return Evaluation(mean, stderr, len(scores), scores, (len(mine), len(faults) - len(mine)),
+                      mine[0]["error"] if mine else None)
 
 
 # ------------------------------------------------------------------ tournaments

@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -286,6 +287,23 @@ def test_resume_needs_the_same_bot_definitions_again(tmp_path, capsys):
 # ------------------------------------------------------------------ commands
 
 
+def test_sprt_says_how_many_games_each_side_lost_by_forfeit(capsys):
+    """An SPRT against a bot that answers illegal moves: the running lines, the verdict and
+    the JSON say how many games each side forfeited and why (no results folder to look in)."""
+    argv = ["sprt", "bad", "random", "--game", "coins", "--max-groups", "2", "--jobs", "1",
+            "--every", "1", "--bot", bot_option("bad", MISBEHAVING_BOT, "illegal")]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("groups     1") and out[0].endswith("forfeits A 3 B 0")  # 3 seatings a group
+    assert out[-1].startswith("games lost by forfeit: bad 6 (first: ")
+    assert "which is not a legal action" in out[-1] and out[-1].endswith("), random 0")
+    AGENTS.pop("bad")
+    assert main([*argv, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["forfeits"] == {"a": 6, "b": 0} and result["forfeit_reasons"]["b"] is None
+    assert "not a legal action" in result["forfeit_reasons"]["a"]
+
+
 def test_sprt_and_play_take_bots_and_plugins(capsys):
     """The example program against the example plugin: the same bot on both sides, so every
     group is drawn."""
@@ -330,11 +348,34 @@ def test_tune_tunes_a_parameter_the_bot_declares(tmp_path, capsys):
     best = json.loads((folder / "best.json").read_text())
     assert best["agent"] == "prog" and 0.0 <= float(best["params"]["random_share"]) <= 1.0
     assert "slagwerk started" in (folder / "bot-prog.stderr.log").read_text()
+    # the follow-up it prints names the bot again, as the folder never keeps its command
+    err = capsys.readouterr().err
+    assert f"--agents prog:@{folder}/best.json --bot {shlex.quote(bot_option('prog', MINIMAL_BOT))}" in err
     AGENTS.pop("prog")
     assert main(["tune", "--resume", str(folder), "--quiet", "--jobs", "1"]) == 2
     assert "plays the external bot 'prog'" in capsys.readouterr().err
     assert main(["tune", "--resume", str(folder), "--quiet", "--jobs", "1",
                  "--bot", bot_option("prog", MINIMAL_BOT)]) == 0  # nothing left to play
+
+
+def test_tune_counts_the_candidates_forfeits(tmp_path, capsys):
+    """A candidate that fails on every move scores 0; tune's report, best.json and each
+    evaluation's line say so, with the reason, instead of recommending in silence."""
+    module = tmp_path / "boom.py"
+    module.write_text("from slagwerk.agents import Agent, ParamSpec, register\n"
+                      "@register\nclass Boom(Agent):\n    name = 'boom'\n    description = 'fails'\n"
+                      "    params = {'x': ParamSpec(float, 0.5, 'unused', 0.0, 1.0)}\n"
+                      "    def decide(self, view):\n        raise ValueError('plugin bug')\n")
+    folder = tmp_path / "tune"
+    assert main(["tune", "--game", "coins", "--agent", "boom", "--param", "x=0:1", "--opponents", "random",
+                 "--budget", "60", "--groups", "1", "--method", "spsa", "--no-confirm", "--jobs", "1",
+                 "--quiet", "--results", str(folder), "--seed", "3", "--plugin", str(module)]) == 0
+    out = capsys.readouterr().out
+    assert "games lost by forfeit: the candidate 60 (first: ValueError: plugin bug), its opponents 0" in out
+    best = json.loads((folder / "best.json").read_text())
+    assert best["forfeits"] == {"candidate": 60, "opponents": 0, "first_reason": "ValueError: plugin bug"}
+    lines = [json.loads(x) for x in (folder / "evaluations.jsonl").read_text().splitlines()]
+    assert lines and all(line["forfeits"] == [line["games"], 0] for line in lines)
 
 
 def test_an_installed_plugin_appears_in_the_bots_hello_and_plays(tmp_path):

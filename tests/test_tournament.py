@@ -138,6 +138,19 @@ def test_faulty_agents_forfeit_and_the_tournament_goes_on(faulty_agents, tmp_pat
     assert result.games == len(lines) == 8 * 3
 
 
+def test_a_forfeit_loses_every_seat_the_faulty_agent_plays(faulty_agents, tmp_path):
+    """docs/protocol.md: with two agents at a three-seat table one plays two seats; when
+    it forfeits, both its seats score 0 (it must not win on one seat by its fault on the
+    other) and the other agent's seat 1."""
+    config = TournamentConfig("coins", ("heuristic", "test-illegal"), deals=2, seed=2, bootstrap=20)
+    run_tournament(config, tmp_path / "two", jobs=1, progress=False)
+    lines = list(ResultsFolder.open(tmp_path / "two").load_games().values())
+    doubled = [line for line in lines if line["agents"].count("test-illegal") == 2]
+    assert doubled and all(line["forfeit"] for line in lines)
+    for line in lines:
+        assert line["reward"] == [0.0 if a == "test-illegal" else 1.0 for a in line["agents"]]
+
+
 @pytest.mark.parametrize(
     "agents, error, message",
     [(("random", "nosuch"), SpecError, "unknown agent 'nosuch'"),

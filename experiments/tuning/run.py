@@ -224,6 +224,8 @@ class TuneResult:
     confirmation: SprtResult | None = None
     folder: Path | None = None
     plotted: bool = False
+    forfeits: tuple[int, int] = (0, 0)
+    forfeit_reason: str | None = None
 
     def best_json(self) -> dict:
         """``best.json``: what ``--agents ismcts:@best.json`` loads, and where it came from."""
@@ -237,6 +239,8 @@ class TuneResult:
             "estimate": self.estimate,
             "evaluations": self.evaluations,
             "games": self.games,
+            "forfeits": {"candidate": self.forfeits[0], "opponents": self.forfeits[1],
+                         "first_reason": self.forfeit_reason},
         }
         if self.confirmation is not None:
             data["confirmation"] = {"against": self.default_spec, **self.confirmation.as_json(),
@@ -287,6 +291,7 @@ class _Ledger:
         line = {"index": index, "key": key, "params": params,
                 "unit": [round(float(u), 6) for u in unit], "groups": result.groups,
                 "games": self.plan.games, "score": result.mean, "stderr": result.stderr,
+                "forfeits": list(result.forfeits), "forfeit_reason": result.forfeit_reason,
                 "seconds": round(time.perf_counter() - start, 3), **extra, "run": self.run}
         if self.log is not None:
             try:
@@ -369,6 +374,11 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
             bar.close()
     result.evaluations = plan.evaluations
     result.games = plan.evaluations * plan.games
+    # (a log written before forfeits were counted has none to add)
+    counted = [line.get("forfeits", [0, 0]) for line in ledger.done]
+    result.forfeits = (sum(c[0] for c in counted), sum(c[1] for c in counted))
+    result.forfeit_reason = next((line["forfeit_reason"] for line in ledger.done
+                                  if line.get("forfeit_reason")), None)
     if folder is not None:
         result.folder = folder.path
         folder.write(files.BEST, result.best_json())
@@ -448,10 +458,7 @@ def _confirm(config, result, folder, jobs, backend, scheduler, on_group) -> Sprt
                                   f"{result.spec!r} against {result.default_spec!r} with its settings: "
                                   f"remove it to play the SPRT again")
         try:
-            data = dict(stored["result"])
-            data["bounds"] = tuple(data["bounds"])
-            data["elo_ci95"] = tuple(data["elo_ci95"])
-            return SprtResult(**data)
+            return SprtResult.from_json(stored["result"])
         except (KeyError, TypeError, ValueError):
             raise ExperimentError(f"{where} holds no SPRT result: remove it to play the SPRT again") from None
     outcome = run_sprt(config.game, dict(config.options), result.spec, result.default_spec, config.elo0,
@@ -520,6 +527,10 @@ def format_report(result: TuneResult, max_rows: int = 20) -> str:
     lines.append(f"recommended: {result.spec}  ({result.estimate})")
     lines.append(f"defaults:    {result.default_spec}")
     lines.append(f"confirmation: {verdict_text(result)}")
+    if any(result.forfeits):
+        first = f" (first: {result.forfeit_reason})" if result.forfeit_reason else ""
+        lines.append(f"games lost by forfeit: the candidate {result.forfeits[0]}{first}, "
+                     f"its opponents {result.forfeits[1]}; the scores count them as losses")
     return "\n".join(lines)
 
 

@@ -136,6 +136,18 @@ def add_agent_source_options(parser: argparse.ArgumentParser, bots: bool = True)
         "installed plugins (entry points 'slagwerk.agents') are found without it")
 
 
+def agent_source_words(args: argparse.Namespace) -> str:
+    """This run's ``--bot`` and ``--plugin`` options as shell words, to repeat in a follow-up
+    command printed for the user ("" without any): results folders never keep them."""
+    import shlex
+
+    words = []
+    for option in ("bot", "plugin"):
+        for value in getattr(args, option, None) or ():
+            words += [f"--{option}", value]
+    return "".join(" " + shlex.quote(word) for word in words)
+
+
 def load_agent_sources(args: argparse.Namespace, move_time: float | None = None) -> None:
     """Register the agents of installed plugins, ``--plugin`` and ``--bot`` (each bot is
     asked for its ``hello`` now), before any spec is checked. ``move_time``: the

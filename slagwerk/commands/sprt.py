@@ -53,7 +53,17 @@ def _line(result) -> str:
     ci_low, ci_high = result.elo_ci95
     return (f"groups {result.groups:5d}  W-D-L {result.wins}-{result.draws}-{result.losses}  "
             f"LLR {result.llr:+.3f} [{low:+.3f}, {high:+.3f}]  "
-            f"Elo {_elo(result.elo)} [{_elo(ci_low)}, {_elo(ci_high)}]")
+            f"Elo {_elo(result.elo)} [{_elo(ci_low)}, {_elo(ci_high)}]"
+            + (f"  forfeits A {result.forfeits[0]} B {result.forfeits[1]}" if any(result.forfeits) else ""))
+
+
+def _forfeits(result, a: str, b: str) -> str | None:
+    """What the games lost by a fault were, or ``None`` when there were none."""
+    if not any(result.forfeits):
+        return None
+    parts = [f"{label} {count} (first: {reason})" if count else f"{label} 0"
+             for label, count, reason in zip((a, b), result.forfeits, result.forfeit_reasons)]
+    return "games lost by forfeit: " + ", ".join(parts)
 
 
 def _elo(value: float) -> str:
@@ -102,4 +112,7 @@ def run(args) -> int:
         "inconclusive": f"no decision after {result.groups} groups (--max-groups)",
     }[result.verdict]
     print(meaning)
+    forfeits = _forfeits(result, args.a, args.b)
+    if forfeits:
+        print(forfeits)
     return 0

@@ -20,6 +20,7 @@ from .options import (
     add_game_options,
     add_game_time_option,
     add_run_options,
+    agent_source_words,
     game_from_args,
     game_time_from_args,
     load_agent_sources,
@@ -157,8 +158,8 @@ def run(args) -> int:
         for folder in folders:
             results.append(run_tournament(None, folder, resume=True, **common))
     except KeyboardInterrupt:
-        print(f"\nevery finished game is saved; continue with: slagwerk tournament --resume {root}",
-              file=sys.stderr)
+        print(f"\nevery finished game is saved; continue with: slagwerk tournament --resume {root}"
+              f"{agent_source_words(args)}", file=sys.stderr)
         raise
     _report(results, args)
     return 0

@@ -14,6 +14,7 @@ from .options import (
     add_game_options,
     add_game_time_option,
     add_run_options,
+    agent_source_words,
     game_from_args,
     game_time_from_args,
     load_agent_sources,
@@ -116,8 +117,8 @@ def run(args) -> int:
     except KeyboardInterrupt:
         confirm_bar.close()
         if folder is not None:
-            print(f"\nevery finished evaluation is saved; continue with: slagwerk tune --resume {folder}",
-                  file=sys.stderr)
+            print(f"\nevery finished evaluation is saved; continue with: slagwerk tune --resume {folder}"
+                  f"{agent_source_words(args)}", file=sys.stderr)
         raise
     finally:
         confirm_bar.close()
@@ -131,11 +132,13 @@ def run(args) -> int:
               f"{config.game} --elo0 {config.elo0:g} --elo1 {config.elo1:g} --alpha {config.alpha:g} "
               f"--beta {config.beta:g} --max-groups {config.max_groups} --unit {config.unit} "
               f"--seed {confirmation_seed(config)}"
-              + (f" --game-time {config.game_time:g}" if config.game_time is not None else ""))
+              + (f" --game-time {config.game_time:g}" if config.game_time is not None else "")
+              + agent_source_words(args))
     if result.folder is not None:
         plot = ", trajectory.png" if result.plotted else " (no trajectory.png: matplotlib did not import)"
         print(f"results: {result.folder} (evaluations.jsonl, best.json, summary.json{plot}); "
-              f"load the setting with --agents {config.agent}:@{result.folder}/best.json", file=sys.stderr)
+              f"load the setting with --agents {config.agent}:@{result.folder}/best.json"
+              f"{agent_source_words(args)}", file=sys.stderr)
     return 0
 
 
