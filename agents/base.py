@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..engine.bits import derive_seed, make_rng
-from ..engine.errors import SpecError
+from ..engine.errors import SpecError, brief
 from ..engine.game import Game, State
 
 KIND_WORDS = {bool: "true or false", int: "an integer", float: "a finite number", str: "text"}
@@ -112,8 +112,15 @@ class Agent:
         return [(key, self.config[key], spec.cap) for key, spec in self.params.items() if spec.cap]
 
     def act(self, view: dict) -> str:
-        """The action (notation) this agent plays from ``view``."""
-        return self.decide(view).action
+        """The action (notation) this agent plays from ``view``.
+
+        :raises TypeError: if :meth:`decide` (a plugin's, say) returned no :class:`Decision`.
+        """
+        decision = self.decide(view)
+        if not isinstance(decision, Decision):
+            raise TypeError(f"agent {self.name!r} returned {brief(decision)} from decide(), "
+                            f"not a Decision: return Decision(action)")
+        return decision.action
 
     def decide(self, view: dict) -> Decision:
         """The action and search statistics for ``view`` (subclasses implement)."""

@@ -429,6 +429,19 @@ def test_a_plugin_that_calls_exit_forfeits_and_the_run_goes_on(tmp_path):
                for line in quitter_games)
 
 
+def test_a_plugin_that_returns_a_bare_action_is_told_what_to_return(tmp_path):
+    """A decide() that returns the action text instead of a Decision: the forfeit's reason
+    says what was returned and what is expected."""
+    module = tmp_path / "bare.py"
+    module.write_text("from slagwerk.agents import Agent, register\n"
+                      "@register\nclass Bare(Agent):\n    name = 'bare'\n"
+                      "    def decide(self, view):\n        return view['legal_actions'][0]\n")
+    plugins.load_plugins([str(module)])
+    state = make_game("coins").new_match(seed=2)
+    with pytest.raises(TypeError, match=r"agent 'bare' returned '\w+' from decide\(\), not a Decision"):
+        make("bare", state.game, seed=1).act(state.view(state.to_move))
+
+
 def test_a_plugin_cannot_take_a_built_in_name(tmp_path):
     module = tmp_path / "thief.py"
     module.write_text("from slagwerk.agents import register\nfrom slagwerk.agents.simple import RandomAgent\n"
