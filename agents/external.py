@@ -286,8 +286,14 @@ def _param_spec(bot: str, key: str, spec) -> ParamSpec:
                         f"{', '.join(_PARAM_TYPES)}, not {brief(spec)}")
     kind = _PARAM_TYPES[spec["type"]]
     choices = tuple(spec.get("choices") or ())
-    return ParamSpec(kind, spec.get("default"), str(spec.get("doc", "")), spec.get("min"), spec.get("max"),
-                     choices)
+    param = ParamSpec(kind, spec.get("default"), str(spec.get("doc", "")), spec.get("min"), spec.get("max"),
+                      choices)
+    if param.default is not None:  # a default outside its own range would fail only when used
+        try:
+            param.convert(f"bot {bot!r}:", key, param.default)
+        except SpecError as err:
+            raise SpecError(f"{err} (its hello's default)") from None
+    return param
 
 
 def registered_bots() -> tuple[BotDefinition, ...]:

@@ -87,12 +87,20 @@ def load_plugin(module: str) -> None:
     except SpecError:
         raise
     except Exception as err:
-        raise SpecError(f"--plugin {module!r} cannot be imported: {type(err).__name__}: {err}") from None
+        hint = ""
+        if isinstance(err, ModuleNotFoundError) and err.name == module and Path(f"{module}.py").is_file():
+            hint = (f" (a module name is looked for on Python's path, not in this folder: "
+                    f"give the file {module}.py)")
+        raise SpecError(f"--plugin {module!r} cannot be imported: {type(err).__name__}: {err}{hint}"
+                        ) from None
     replaced = sorted(name for name, cls in before.items() if AGENTS.get(name) is not cls)
     if replaced:
         for name in replaced:
             AGENTS[name] = before[name]
         raise SpecError(f"--plugin {module!r} registers an agent named {replaced[0]!r}, which is taken")
+    if not set(AGENTS) - set(before):
+        print(f"slagwerk: warning: --plugin {module!r} registered no agent (decorate each Agent "
+              f"class with @register)", file=sys.stderr)
     _LOADED.append(module)
 
 

@@ -15,6 +15,7 @@ misbehaves on ``act`` as its first argument says (plain Python, no slagwerk).
     farewell answers the first legal action and writes "input ended" on standard
              error when its standard input ends
     slow-hello  answers hello after sleeping the seconds of the second argument
+    bad-default  declares a parameter whose default lies outside its own range
 
 ``--pid-file FILE`` (last) appends the process id to FILE at start.
 """
@@ -41,6 +42,8 @@ def main():
         HELLO["games"] = {"coins": {}}
     if mode == "version-2":
         HELLO["version"] = 2
+    if mode == "bad-default":
+        HELLO["agents"]["misbehave"]["params"] = {"depth": {"type": "int", "default": 5, "min": 0, "max": 3}}
     for line in sys.stdin:
         request = json.loads(line)
         rid = request.get("id")

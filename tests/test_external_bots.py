@@ -252,6 +252,8 @@ def test_a_bot_that_does_not_play_the_game_is_an_error_before_any_game(tmp_path,
 
 @pytest.mark.parametrize("option, message", [
     (bot_option("v2", MISBEHAVING_BOT, "version-2"), "this harness speaks slagwerk-bot version 1"),
+    (bot_option("bd", MISBEHAVING_BOT, "bad-default"),
+     "bot 'bd': parameter depth=5 is out of range [0, 3] (its hello's default)"),
     ("random=true", "that name is taken"),
     ("nothing", "is not NAME=COMMAND"),
     ("x=/no/such/program", "cannot be started"),
@@ -440,6 +442,18 @@ def test_a_plugin_that_returns_a_bare_action_is_told_what_to_return(tmp_path):
     state = make_game("coins").new_match(seed=2)
     with pytest.raises(TypeError, match=r"agent 'bare' returned '\w+' from decide\(\), not a Decision"):
         make("bare", state.game, seed=1).act(state.view(state.to_move))
+
+
+def test_a_plugin_that_registers_nothing_or_is_not_on_the_path_says_so(tmp_path, monkeypatch, capsys):
+    """A plugin file without @register gets a warning; a module name that is only a file in
+    the current folder (not on Python's path) is told to give the file."""
+    (tmp_path / "quiet.py").write_text("from slagwerk.agents import Agent\n"
+                                       "class Quiet(Agent):\n    name = 'q'\n")
+    plugins.load_plugins([str(tmp_path / "quiet.py")])
+    assert "registered no agent (decorate each Agent class with @register)" in capsys.readouterr().err
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SpecError, match=r"not in this folder: give the file quiet\.py"):
+        plugins.load_plugins(["quiet"])
 
 
 def test_a_plugin_cannot_take_a_built_in_name(tmp_path):
