@@ -132,9 +132,10 @@ def evaluate(game: str, options: dict, candidate: str, opponents: list[str], gro
     scores = [float(v) for v in table.score[:, 0]]
     mean = float(np.mean(scores))
     stderr = float(np.std(scores, ddof=1) / math.sqrt(len(scores))) if len(scores) > 1 else 0.0
-    faults = [line["forfeit"] for line in lines if line["forfeit"]]
-    mine = [f for f in faults if f["agent"] == setup.labels[0]]
-    return Evaluation(mean, stderr, len(scores), scores, (len(mine), len(faults) - len(mine)),
+    # by the table's agent index, as the SPRT counts: an opponent may share the candidate's label
+    faulty = [line for line in lines if line["forfeit"]]
+    mine = [line["forfeit"] for line in faulty if line["table"][line["forfeit"]["seat"]] == 0]
+    return Evaluation(mean, stderr, len(scores), scores, (len(mine), len(faulty) - len(mine)),
                       mine[0]["error"] if mine else None)
 
 

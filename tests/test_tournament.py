@@ -151,6 +151,16 @@ def test_a_forfeit_loses_every_seat_the_faulty_agent_plays(faulty_agents, tmp_pa
         assert line["reward"] == [0.0 if a == "test-illegal" else 1.0 for a in line["agents"]]
 
 
+def test_evaluate_counts_forfeits_by_seat_not_by_label(faulty_agents):
+    """A candidate evaluated against a copy of itself: each game's forfeit is the
+    candidate's or the opponent's by the seat that made it, though both share a label."""
+    result = evaluate("coins", {}, "test-illegal", ["test-illegal"], groups=2, seed=1)
+    assert result.forfeits[0] > 0 and result.forfeits[1] > 0
+    assert "not-a-card" in result.forfeit_reason
+    clean = evaluate("coins", {}, "heuristic", ["test-illegal"], groups=2, seed=1)
+    assert clean.forfeits[0] == 0 and clean.forfeits[1] > 0 and clean.forfeit_reason is None
+
+
 @pytest.mark.parametrize(
     "agents, error, message",
     [(("random", "nosuch"), SpecError, "unknown agent 'nosuch'"),
