@@ -26,10 +26,15 @@ games. Any fault (the bot exits, overruns and is interrupted,
 writes garbage, answers an error, an illegal action or another request's id)
 raises :class:`BotFault` (the game is forfeited, see
 :mod:`slagwerk.experiments.runner`) and ends the process; the next request
-starts a fresh one. The bot's standard error goes to its log file (in a
-tournament's results folder) or to the harness's. The processes end with the
-harness: at exit, and on Linux also when it is killed (the kernel's
-parent-death signal).
+starts a fresh one. A bot that cannot be started again (twice in a row) or
+reached over HTTP raises :class:`BotUnreachable` instead: the run stops, its
+finished games kept, rather than forfeiting every game left. An HTTP request
+whose connection is closed or reset (servers close idle kept-alive ones) is
+sent again on a new connection, up to twice; requests are stateless, so this
+changes no answer.
+The bot's standard error goes to its log file (in a tournament's results
+folder) or to the harness's. The processes end with the harness: at exit, and
+on Linux also when it is killed (the kernel's parent-death signal).
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import orjson
 
-from ..engine.errors import SlagwerkError, SpecError, brief, one_line
+from ..engine.errors import AgentUnavailable, SlagwerkError, SpecError, brief, one_line
 from ..engine.seeds import MAX_SEED
 from .base import Agent, Decision, ParamSpec
 from .registry import _PARTNER_SPLIT, AGENTS, parse_spec
@@ -71,6 +76,8 @@ HELLO_NOTICE_S = 10.0
 """After this long without a ``hello`` answer, the harness says on stderr that it waits."""
 QUIT_GRACE_S = 2.0
 """How long a bot program may take to exit once its input ends, before it is killed."""
+CONNECT_RETRY_S = 0.2
+"""The pause before an HTTP bot's connection is tried a second time."""
 MAX_ANSWER_BYTES = 1 << 20
 """The longest answer line read from a bot."""
 STDERR_SUFFIX = ".stderr.log"
@@ -81,6 +88,11 @@ _PARAM_TYPES = {"int": int, "float": float, "bool": bool, "str": str}
 
 class BotFault(SlagwerkError):
     """A bot did not answer a request properly: the game is lost by forfeit."""
+
+
+class BotUnreachable(AgentUnavailable):
+    """A bot cannot be reached (HTTP) or started (a program, twice in a row): no game
+    can be played with it, so a run stops rather than forfeiting every game left."""
 
 
 @dataclass(frozen=True)
@@ -440,21 +452,26 @@ class _Connection(ABC):
     def hello(self, timeout: float) -> dict:
         try:
             return check_hello(self.bot.name, self._ask({"type": "hello"}, timeout, hello=True))
-        except BotFault as err:
+        except (BotFault, BotUnreachable) as err:
             raise SpecError(str(err)) from None
         finally:
             self.close()
 
     def ensure_started(self) -> None:
-        """Start the bot and read its ``hello`` unless it runs; a failure is left for the
-        next request to meet (and forfeit)."""
+        """Start the bot and read its ``hello`` unless it runs; tried twice, then
+        :class:`BotUnreachable` (its hello answered at registration: it broke since)."""
         if self.running():
             return
-        self.close()  # a process that ended by itself
-        try:
-            check_hello(self.bot.name, self._ask({"type": "hello"}, HELLO_TIMEOUT_S, hello=True))
-        except (BotFault, SpecError):
-            self.close()
+        for _attempt in range(2):
+            self.close()  # a process that ended by itself, or a failed attempt
+            try:
+                check_hello(self.bot.name, self._ask({"type": "hello"}, HELLO_TIMEOUT_S, hello=True))
+                return
+            except (BotFault, BotUnreachable, SpecError) as err:
+                failure = err
+        self.close()
+        raise BotUnreachable(f"bot {self.bot.name!r} could not be started again (twice): "
+                             f"{one_line(str(failure))}")
 
     def running(self) -> bool:
         return True
@@ -546,8 +563,8 @@ class _StdioClient(_Connection):
                 list(self.bot.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
                 bufsize=0, preexec_fn=_parent_death_signal if (_PRCTL and in_main) else None)
         except OSError as err:
-            raise BotFault(f"bot {self.bot.name!r} cannot be started ({self.bot.address}): "
-                           f"{err.strerror or err}") from None
+            raise BotUnreachable(f"bot {self.bot.name!r} cannot be started ({self.bot.address}): "
+                                 f"{err.strerror or err}") from None
         finally:
             if stderr is not None:
                 os.close(stderr)
@@ -649,25 +666,26 @@ class _HttpClient(_Connection):
     def _exchange(self, request: dict, timeout: float | None, hello: bool):
         import http.client  # only HTTP bots need it: the other commands start faster
 
-        parts = urllib.parse.urlsplit(self.bot.url)
-        if self.conn is None:
-            self.conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=timeout)
+        body = None if hello else _encode(request)
+        for attempt in range(3):
+            if self.conn is None:
+                self._connect(timeout)
             try:
-                self.conn.connect()
-                self.conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small requests
-            except OSError as err:
+                if hello:
+                    self.conn.request("GET", "/v1/info")
+                else:
+                    self.conn.request("POST", "/v1/act", body, {"Content-Type": "application/json"})
+                response = self.conn.getresponse()
+                raw = response.read(MAX_ANSWER_BYTES + 1)
+                break
+            except (OSError, http.client.HTTPException) as err:
+                self.close()
+                if isinstance(err, ConnectionError) and attempt < 2:
+                    # A kept-alive connection the server closed while idle, or a server that
+                    # went away: then the new connection is refused (BotUnreachable).
+                    continue
                 raise BotFault(f"bot {self.bot.name!r} at {self.bot.url}: {type(err).__name__}: "
                                f"{err}") from None
-        try:
-            if hello:
-                self.conn.request("GET", "/v1/info")
-            else:
-                body = _encode(request)
-                self.conn.request("POST", "/v1/act", body, {"Content-Type": "application/json"})
-            response = self.conn.getresponse()
-            raw = response.read(MAX_ANSWER_BYTES + 1)
-        except (OSError, http.client.HTTPException) as err:
-            raise BotFault(f"bot {self.bot.name!r} at {self.bot.url}: {type(err).__name__}: {err}") from None
         try:
             answer = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
@@ -678,6 +696,27 @@ class _HttpClient(_Connection):
         if hello and isinstance(answer, dict):
             answer.setdefault("id", request["id"])
         return answer
+
+    def _connect(self, timeout: float | None) -> None:
+        """A new connection, tried twice; else :class:`BotUnreachable`."""
+        import http.client
+
+        parts = urllib.parse.urlsplit(self.bot.url)
+        for attempt in range(2):
+            if attempt:
+                time.sleep(CONNECT_RETRY_S)
+            conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=timeout)
+            try:
+                conn.connect()
+                conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small requests
+            except OSError as err:
+                conn.close()
+                failure = err
+                continue
+            self.conn = conn
+            return
+        raise BotUnreachable(f"bot {self.bot.name!r} at {self.bot.url} cannot be reached: "
+                             f"{type(failure).__name__}: {failure}")
 
     def close(self) -> None:
         conn, self.conn = self.conn, None

@@ -34,6 +34,14 @@ class SpecError(SlagwerkError):
     """An agent specification names an unknown agent, parameter or bad value."""
 
 
+class AgentUnavailable(SlagwerkError):
+    """An agent can no longer play at all (a bot that cannot be reached or started):
+    a run stops, keeping its finished games, instead of forfeiting every game left.
+    ``hint`` (if set) is a second line telling how to continue."""
+
+    hint: str | None = None
+
+
 class OutputError(SlagwerkError):
     """An output file cannot be written where asked (missing folder, a directory,
     a symlink, an existing file without ``--force``, no permission)."""

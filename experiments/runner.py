@@ -24,7 +24,10 @@ for the game (``game_time``: its seat's total thinking time in one game, a
 chess clock without increment), or returns an illegal action forfeits the
 game: its seats (its partner's too, and any other seat it plays) score 0, every
 other seat 1, the line's ``forfeit`` names the
-seat, the agent and the error, and the experiment goes on. The time limit
+seat, the agent and the error, and the experiment goes on. An agent that can
+no longer play at all (:class:`~slagwerk.engine.errors.AgentUnavailable`, a
+bot that cannot be reached) stops the experiment instead: its game is not
+counted, and a resumed run plays it. The time limit
 interrupts a move with ``SIGALRM`` where the move runs in a process's main
 thread (local workers, ``jobs=1``); on other threads (Dask workers) a move is
 judged by its time once it returns. Either way, a move stuck inside one
@@ -60,7 +63,7 @@ from ..agents.plugins import load_plugins, loaded_plugins
 from ..agents.warmup import ensure_compiled
 from ..engine import make_game
 from ..engine.bits import derive_seed
-from ..engine.errors import IllegalActionError, SlagwerkError, brief, one_line
+from ..engine.errors import AgentUnavailable, IllegalActionError, SlagwerkError, brief, one_line
 from ..engine.records import record_of
 from ..engine.state import MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH
 from .seating import GameSlot
@@ -312,6 +315,8 @@ class _GuardedAgent:
             if by_clock:
                 raise Forfeit(self.seat, self._out_of_time()) from None
             raise Forfeit(self.seat, f"no move within the time limit of {limit:g} s") from None
+        except AgentUnavailable:  # no game left could be played with it: the run stops
+            raise
         except Exception as err:  # any fault of the agent loses the game, the tournament goes on
             raise Forfeit(self.seat, f"{type(err).__name__}: {err}") from None
         except SystemExit as err:  # a plugin that calls exit() must not end the whole run

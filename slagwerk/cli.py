@@ -100,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.run(args) or 0)
     except SlagwerkError as err:
         print(f"error: {one_line(str(err))}", file=sys.stderr)
+        if getattr(err, "hint", None):  # e.g. how to continue a run that an unreachable bot stopped
+            print(err.hint, file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

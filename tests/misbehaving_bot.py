@@ -16,6 +16,9 @@ misbehaves on ``act`` as its first argument says (plain Python, no slagwerk).
              error when its standard input ends
     slow-hello  answers hello after sleeping the seconds of the second argument
     bad-default  declares a parameter whose default lies outside its own range
+    once     starts only if the file named by the second argument does not exist (and
+             creates it); a later start exits at once with status 4, as a bot
+             whose program went away
 
 ``--pid-file FILE`` (last) appends the process id to FILE at start.
 """
@@ -38,6 +41,11 @@ def main():
             fh.write(f"{os.getpid()}\n")
         args = args[:where]
     mode = args[0]
+    if mode == "once":
+        if os.path.exists(args[1]):
+            print("misbehaving bot: started once already", file=sys.stderr, flush=True)
+            sys.exit(4)
+        open(args[1], "w").close()
     if mode == "coins-only":
         HELLO["games"] = {"coins": {}}
     if mode == "version-2":

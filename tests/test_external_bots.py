@@ -4,6 +4,7 @@ misbehave, and never see a card their seat cannot see (agents/external.py, agent
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -13,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 
 import numpy as np
 import pytest
@@ -32,6 +34,7 @@ EXAMPLES = REPO / "docs" / "examples"
 MINIMAL_BOT = EXAMPLES / "minimal_bot.py"
 PLUGIN_BOT = EXAMPLES / "plugin_bot.py"
 MISBEHAVING_BOT = REPO / "tests" / "misbehaving_bot.py"
+FIRST_LEGAL_HTTP_BOT = REPO / "tests" / "first_legal_http_bot.py"
 PY = sys.executable
 
 
@@ -84,10 +87,11 @@ def deals_covering(agents: int, game) -> int:
 
 
 def comparable(folder) -> list[dict]:
-    """The games of a results folder in schedule order, without the timings."""
+    """The games of a results folder in schedule order, without the timings (and the
+    session that played them)."""
     lines = [json.loads(x) for x in (folder / "games.jsonl").read_text().splitlines()]
     for line in lines:
-        for key in ("time", "think"):
+        for key in ("time", "think", "run"):
             line.pop(key, None)
     return sorted(lines, key=lambda line: line["index"])
 
@@ -284,6 +288,86 @@ def test_resume_needs_the_same_bot_definitions_again(tmp_path, capsys):
     other = f"prog={PY} -u {MINIMAL_BOT}"
     assert main(["tournament", "--resume", str(folder), "--bot", other, *common]) == 2
     assert "--bot prog: its command" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ a bot that goes away
+
+
+@contextlib.contextmanager
+def first_legal_http_bot(*args):
+    """tests/first_legal_http_bot.py served with ``args``: its URL."""
+    proc = subprocess.Popen([PY, str(FIRST_LEGAL_HTTP_BOT), *map(str, args)], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("listening on http://"), line
+        yield line.split()[-1]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_an_http_bot_whose_server_closes_idle_connections_plays_on():
+    """Servers close a kept-alive connection left idle (uvicorn after 5 s): the request is
+    sent again on a new connection, where it once forfeited the game (a broken pipe)."""
+    with first_legal_http_bot("--idle", 0.2) as url:
+        external.register_bots([f"idle/first={url}"])
+        state = make_game("coins").new_match(seed=1)
+        agent = make("idle", state.game, seed=1)
+        view = state.view(state.to_move)
+        first = agent.act(view)
+        time.sleep(0.6)  # the server has closed the connection by now
+        assert agent.act(view) == first == view["legal_actions"][0]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_tournament_stops_when_its_http_bot_goes_away_and_resumes_when_it_is_back(
+        tmp_path, capsys, jobs):
+    """A bot that cannot be reached is not a forfeit of every game left: the run stops with
+    a one-line error and the command that continues it, keeping only real games; resumed
+    once the bot is back, the results are those of a run the bot never left."""
+    folder = tmp_path / "run"
+    common = ["--game", "coins", "--agents", "gone", "heuristic", "--deals", "6", "--quiet",
+              "--bootstrap", "10", "--jobs", str(jobs)]
+    with first_legal_http_bot("--acts", 150) as url:
+        bot = f"gone/first={url}"
+        assert main(["tournament", *common, "--results", str(folder), "--bot", bot]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-2].startswith(f"error: bot 'gone' at {url} cannot be reached: ConnectionRefusedError")
+    assert err[-1] == (f"every finished game is saved; continue with: slagwerk tournament --resume "
+                       f"{folder} --bot {bot}")
+    stopped = comparable(folder)
+    assert 0 < len(stopped) < 18 and not any(line["forfeit"] for line in stopped)
+    AGENTS.pop("gone")
+    with first_legal_http_bot("--port", urllib.parse.urlsplit(url).port):
+        assert main(["tournament", "--resume", str(folder), "--bot", bot, "--quiet"]) == 0
+    AGENTS.pop("gone")
+    with first_legal_http_bot() as other:
+        assert main(["tournament", *common, "--results", str(tmp_path / "whole"),
+                     "--bot", f"gone/first={other}"]) == 0
+    assert comparable(folder) == comparable(tmp_path / "whole")
+    assert not any(line["forfeit"] for line in comparable(folder))
+
+
+def test_play_keeps_the_record_when_its_http_bot_goes_away(tmp_path, capsys):
+    with first_legal_http_bot("--acts", 5) as url:
+        status = main(["play", "coins", "--agents", "gone", "random", "random", "--quiet",
+                       "--bot", f"gone/first={url}", "--record", str(tmp_path / "r.json")])
+    captured = capsys.readouterr()
+    assert status == 2 and "cannot be reached" in captured.err
+    assert "unfinished match's record saved" in captured.out
+    assert replay(json.loads((tmp_path / "r.json").read_text()))["outcome"] is None
+
+
+def test_a_bot_program_that_cannot_be_started_again_stops_the_run(tmp_path, capsys):
+    """Started once for its hello, the program then exits at every start: after two
+    tries the SPRT stops with a one-line error instead of forfeiting every game."""
+    once = bot_option("once", MISBEHAVING_BOT, "once", tmp_path / "started")
+    assert main(["sprt", "once", "random", "--game", "coins", "--max-groups", "2", "--jobs", "1",
+                 "--bot", once]) == 2
+    err = capsys.readouterr().err
+    assert ("error: bot 'once' could not be started again (twice): bot 'once' exited (exit code 4)"
+            in err.splitlines())
 
 
 # ------------------------------------------------------------------ commands

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from ..engine import GAME_NAMES
+from ..engine.errors import AgentUnavailable
 from .options import (
     DEFAULT_SEED,
     DEFAULT_UNIT,
@@ -18,6 +19,7 @@ from .options import (
     add_run_options,
     game_from_args,
     refuse_conflict,
+    say_how_to_continue,
 )
 
 KIND = "budget"
@@ -124,9 +126,9 @@ def run_curve_command(args, kind: str, make_config) -> int:
         results = args.results or default_results_folder(f"{kind}-{args.game}")
         try:
             result = run_curve(config, results, force=args.force, **common)
-        except KeyboardInterrupt:
-            print(f"\nevery finished game is saved; continue with: slagwerk experiment {kind} "
-                  f"--resume {results}", file=sys.stderr)
+        except (KeyboardInterrupt, AgentUnavailable) as stop:
+            say_how_to_continue(stop, f"every finished game is saved; continue with: slagwerk experiment "
+                                      f"{kind} --resume {results}")
             raise
     show(result, args.json)
     return 0

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..engine import make_game
-from ..engine.errors import OptionError, SpecError
+from ..engine.errors import AgentUnavailable, OptionError, SpecError
 from ..engine.registry import game_infos
 from ..engine.seeds import SEED_RANGE, is_seed
 
@@ -146,6 +147,16 @@ def agent_source_words(args: argparse.Namespace) -> str:
         for value in getattr(args, option, None) or ():
             words += [f"--{option}", value]
     return "".join(" " + shlex.quote(word) for word in words)
+
+
+def say_how_to_continue(stop: BaseException, hint: str) -> None:
+    """A run whose finished work is saved was stopped by Ctrl-C or by an agent that can no
+    longer play (:class:`AgentUnavailable`, e.g. a bot that cannot be reached): say how to
+    continue, at once or (for the latter) under the error line the command line prints."""
+    if isinstance(stop, AgentUnavailable):
+        stop.hint = hint
+    else:
+        print(f"\n{hint}", file=sys.stderr)
 
 
 def load_agent_sources(args: argparse.Namespace, move_time: float | None = None) -> None:

@@ -10,7 +10,7 @@ from ..agents.match import play_match
 from ..agents.warmup import ensure_compiled
 from ..engine import GAMES
 from ..engine.bits import derive_seed
-from ..engine.errors import OptionError
+from ..engine.errors import AgentUnavailable, OptionError
 from ..engine.records import record_of
 from .options import (
     add_agent_source_options,
@@ -150,7 +150,7 @@ def _play(args, record: ReservedOutput | None) -> int:
         code = _forfeited(fault, names, args, out)
         _save(record, state, names, args, out)
         return code
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, AgentUnavailable):  # the latter: a bot that cannot be reached
         _save(record, state, names, args, out)
         raise
     print(("" if args.quiet else "\n") + f"final totals {state.totals}; outcome {state.outcome}", file=out)

@@ -6,6 +6,7 @@ import json
 import math
 
 from ..engine import GAME_NAMES
+from ..engine.errors import AgentUnavailable
 from .options import (
     add_agent_source_options,
     add_game_options,
@@ -97,9 +98,10 @@ def run(args) -> int:
                           move_time=args.move_time if args.move_time > 0 else None,
                           game_time=game_time_from_args(args), backend=args.backend,
                           scheduler=args.scheduler, on_group=show)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, AgentUnavailable) as stop:
         if latest and not args.json:
-            print(f"{_line(latest[0])}\nno decision: interrupted after {latest[0].groups} groups", flush=True)
+            why = "interrupted" if isinstance(stop, KeyboardInterrupt) else "stopped"
+            print(f"{_line(latest[0])}\nno decision: {why} after {latest[0].groups} groups", flush=True)
         raise
     if args.json:
         print(json.dumps({"game": args.game, "a": args.a, "b": args.b, **result.as_json()}))

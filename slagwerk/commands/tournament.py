@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ..engine import GAME_NAMES
-from ..engine.errors import OptionError
+from ..engine.errors import AgentUnavailable, OptionError
 from .options import (
     DEFAULT_SEED,
     DEFAULT_UNIT,
@@ -25,6 +25,7 @@ from .options import (
     game_time_from_args,
     load_agent_sources,
     refuse_conflict,
+    say_how_to_continue,
 )
 
 MAIN_JOB_DEALS = 100
@@ -114,7 +115,12 @@ def run(args) -> int:
     if args.resume:
         folders = _resume_folders(Path(args.resume), ResultsFolder)
         _refuse_conflicting_flags(args, folders)
-        results = [run_tournament(None, folder, resume=True, **common) for folder in folders]
+        try:
+            results = [run_tournament(None, folder, resume=True, **common) for folder in folders]
+        except AgentUnavailable as stop:
+            say_how_to_continue(stop, f"every finished game is saved; continue with: slagwerk tournament "
+                                      f"--resume {args.resume}{agent_source_words(args)}")
+            raise
         _report(results, args)
         return 0
 
@@ -157,9 +163,9 @@ def run(args) -> int:
     try:
         for folder in folders:
             results.append(run_tournament(None, folder, resume=True, **common))
-    except KeyboardInterrupt:
-        print(f"\nevery finished game is saved; continue with: slagwerk tournament --resume {root}"
-              f"{agent_source_words(args)}", file=sys.stderr)
+    except (KeyboardInterrupt, AgentUnavailable) as stop:
+        say_how_to_continue(stop, f"every finished game is saved; continue with: slagwerk tournament "
+                                  f"--resume {root}{agent_source_words(args)}")
         raise
     _report(results, args)
     return 0

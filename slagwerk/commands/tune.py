@@ -6,7 +6,7 @@ import json
 import sys
 
 from ..engine import GAME_NAMES
-from ..engine.errors import OptionError
+from ..engine.errors import AgentUnavailable, OptionError
 from .options import (
     DEFAULT_SEED,
     DEFAULT_UNIT,
@@ -19,6 +19,7 @@ from .options import (
     game_time_from_args,
     load_agent_sources,
     refuse_conflict,
+    say_how_to_continue,
 )
 
 
@@ -114,11 +115,11 @@ def run(args) -> int:
             )
             folder = args.results or default_folder(config)
             result = run_tuning(config, folder, force=args.force, **common)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, AgentUnavailable) as stop:
         confirm_bar.close()
         if folder is not None:
-            print(f"\nevery finished evaluation is saved; continue with: slagwerk tune --resume {folder}"
-                  f"{agent_source_words(args)}", file=sys.stderr)
+            say_how_to_continue(stop, f"every finished evaluation is saved; continue with: slagwerk tune "
+                                      f"--resume {folder}{agent_source_words(args)}")
         raise
     finally:
         confirm_bar.close()
