@@ -201,6 +201,8 @@ def handle(request, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEF
         print(f"slagwerk bot: internal error on request id {rid!r}:", file=sys.stderr)
         traceback.print_exc(file=sys.stderr)
         return error_answer(rid, f"internal error: {type(err).__name__}: {err}")
+    except SystemExit as err:  # nor a plugin agent that calls exit()
+        return error_answer(rid, f"internal error: the agent called exit({brief(err.code)})")
 
 
 def _check_request(request) -> str:

@@ -515,6 +515,24 @@ def test_a_plugin_that_calls_exit_forfeits_and_the_run_goes_on(tmp_path):
                for line in quitter_games)
 
 
+def test_a_plugin_that_calls_exit_under_slagwerk_bot_is_an_error_answer(tmp_path):
+    """In ``slagwerk bot`` (agents in its own process) a plugin's exit() is answered as an
+    error, and the bot answers the next request: it does not end the server."""
+    from slagwerk.agents import protocol
+
+    module = tmp_path / "quitter.py"
+    module.write_text("import sys\nfrom slagwerk.agents import register\n"
+                      "from slagwerk.agents.simple import RandomAgent\n"
+                      "@register\nclass Quitter(RandomAgent):\n    name = 'quitter'\n"
+                      "    def decide(self, view):\n        sys.exit(5)\n")
+    plugins.load_plugins([str(module)])
+    state = make_game("coins").new_match(seed=2)
+    request = {"id": 7, "type": "act", "game": "coins", "view": state.view(state.to_move), "seed": 1}
+    assert protocol.handle({**request, "agent": "quitter"}) == {
+        "id": 7, "error": "internal error: the agent called exit(5)"}
+    assert protocol.handle({**request, "agent": "random"})["action"] in request["view"]["legal_actions"]
+
+
 def test_a_plugin_that_returns_a_bare_action_is_told_what_to_return(tmp_path):
     """A decide() that returns the action text instead of a Decision: the forfeit's reason
     says what was returned and what is expected."""
