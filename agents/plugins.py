@@ -64,6 +64,9 @@ def load_entry_points(warn=None) -> list[str]:
         if cls.name in AGENTS and AGENTS[cls.name] is not cls:
             warn(f"{where}: the agent name {cls.name!r} is taken, skipped")
             continue
+        if cls.name != point.name:
+            warn(f"{where} is registered by its class's name {cls.name!r}: specs name it so "
+                 f"(give the entry point that name to silence this)")
         register(cls)
         added.append(cls.name)
     return added

@@ -494,6 +494,28 @@ def test_an_installed_plugin_appears_in_the_bots_hello_and_plays(tmp_path):
     assert all(line["forfeit"] is None for line in comparable(tmp_path / "run"))
 
 
+def test_installed_plugins_that_clash_or_disagree_on_their_name_are_told_which(monkeypatch, tmp_path):
+    """An entry point whose class takes a built-in name is skipped, and one whose class
+    has another name registers under the class's name: each warning names the entry point."""
+    from importlib.metadata import EntryPoint
+
+    (tmp_path / "imposter.py").write_text("from slagwerk.agents.simple import RandomAgent\n"
+                                          "class Imposter(RandomAgent):\n    name = 'random'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(EXAMPLES))  # plugin_bot.py: FirstLegalAgent, named 'first-legal'
+    points = [EntryPoint("mine", "plugin_bot:FirstLegalAgent", plugins.ENTRY_POINT_GROUP),
+              EntryPoint("other", "imposter:Imposter", plugins.ENTRY_POINT_GROUP)]
+    monkeypatch.setattr(plugins, "entry_points", lambda group: points)
+    monkeypatch.setattr(plugins, "_ENTRY_POINTS_LOADED", False)
+    warnings = []
+    assert plugins.load_entry_points(warn=warnings.append) == ["first-legal"]
+    assert warnings == [
+        "agent plugin 'mine' (plugin_bot:FirstLegalAgent) is registered by its class's name "
+        "'first-legal': specs name it so (give the entry point that name to silence this)",
+        "agent plugin 'other' (imposter:Imposter): the agent name 'random' is taken, skipped"]
+    assert AGENTS["first-legal"].__module__ == "plugin_bot"
+
+
 def test_a_plugin_that_calls_exit_forfeits_and_the_run_goes_on(tmp_path):
     """A plugin's exit() (SystemExit) is a fault of that agent like any other: it loses
     the game by forfeit, and the tournament plays every game and ranks everyone."""
