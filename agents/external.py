@@ -225,7 +225,10 @@ def check_hello(name: str, hello) -> dict:
         raise SpecError(f"bot {name!r} answered hello with {brief(hello)}, not a JSON object")
     if "error" in hello:
         raise SpecError(f"bot {name!r} answered hello with an error: {one_line(str(hello['error']))[:300]}")
-    if hello.get("protocol", PROTOCOL) != PROTOCOL or hello.get("version") != PROTOCOL_VERSION:
+    if "protocol" not in hello or "version" not in hello:
+        raise SpecError(f"bot {name!r}: its hello answer must say \"protocol\": \"{PROTOCOL}\" and "
+                        f"\"version\": {PROTOCOL_VERSION} (is it a slagwerk bot?)")
+    if hello["protocol"] != PROTOCOL or hello["version"] != PROTOCOL_VERSION:
         raise SpecError(f"bot {name!r} speaks {brief(hello.get('protocol'))} version "
                         f"{brief(hello.get('version'))}; this harness speaks {PROTOCOL} version "
                         f"{PROTOCOL_VERSION}")
@@ -504,7 +507,7 @@ class _Connection(ABC):
         if answer.get("id", request["id"]) != request["id"]:
             self.close()
             raise BotFault(f"bot {self.bot.name!r} answered request {brief(answer.get('id'))} "
-                           f"to request {request['id']}")
+                           f"to request {request['id']}: an answer must carry the id of its request")
         return answer
 
     @abstractmethod

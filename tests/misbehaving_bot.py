@@ -6,12 +6,13 @@ misbehaves on ``act`` as its first argument says (plain Python, no slagwerk).
     illegal  answers an action that is never legal
     garbage  answers a line that is not JSON
     error    answers an error
+    wrong-id answers the first legal action under another request's id
     record   answers the first legal action and appends every request line to the
              file named by the second argument
     slow     answers the first legal action after sleeping the seconds of the second
              argument
-    coins-only, version-2   a proper bot whose hello says it plays only Coins, or
-             speaks version 2 of the protocol
+    coins-only, version-2, no-protocol   a proper bot whose hello says it plays only
+             Coins, or speaks version 2 of the protocol, or leaves out "protocol"
     farewell answers the first legal action and writes "input ended" on standard
              error when its standard input ends
     slow-hello  answers hello after sleeping the seconds of the second argument
@@ -50,6 +51,8 @@ def main():
         HELLO["games"] = {"coins": {}}
     if mode == "version-2":
         HELLO["version"] = 2
+    if mode == "no-protocol":
+        del HELLO["protocol"]
     if mode == "bad-default":
         HELLO["agents"]["misbehave"]["params"] = {"depth": {"type": "int", "default": 5, "min": 0, "max": 3}}
     for line in sys.stdin:
@@ -73,6 +76,8 @@ def main():
             continue
         elif mode == "error":
             reply = {"id": rid, "error": "I refuse"}
+        elif mode == "wrong-id":
+            reply = {"id": rid + 100, "action": request["view"]["legal_actions"][0]}
         else:
             if mode == "slow":
                 time.sleep(float(args[1]))
