@@ -10,6 +10,9 @@ Layout of a folder::
     summary.json   the final ranking, head-to-head table and settings
     summary.md     the same for people
     report.md      the report with plots (report-*.png), see :mod:`.report`
+    faults.log     the traceback of every game an agent lost by its own exception
+                   (a plugin's bug), if any; bot-NAME.stderr.log: each external bot's
+                   standard error
 
 A tournament killed at any moment resumes from its folder: every complete
 line is a finished game that is kept, a damaged tail (a torn last line from a
@@ -50,6 +53,7 @@ CONFIG = "config.json"
 GAMES = "games.jsonl"
 SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
+FAULTS_LOG = "faults.log"
 REPORT_MD = "report.md"
 REPORT_PLOTS = ("report-ratings.png", "report-head-to-head.png", "report-scores.png",
                 "report-convergence.png")
@@ -247,7 +251,7 @@ class ResultsFolder(ExperimentFolder):
 
     LOG = GAMES
     KIND = "tournament"
-    FILES = (SUMMARY_JSON, SUMMARY_MD, REPORT_MD, *REPORT_PLOTS)
+    FILES = (SUMMARY_JSON, SUMMARY_MD, REPORT_MD, *REPORT_PLOTS, FAULTS_LOG)
 
     @staticmethod
     def holds_tournament(path) -> bool:

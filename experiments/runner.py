@@ -51,6 +51,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -97,7 +98,9 @@ class GameSetup:
     (``None``: no limit); ``game_time`` each seat's thinking time for the
     whole game in seconds (``None``: no clock); ``plugins`` modules to import first; ``bots``
     external bots to register (both default to those of this process,
-    :mod:`slagwerk.agents.plugins` and :mod:`slagwerk.agents.external`).
+    :mod:`slagwerk.agents.plugins` and :mod:`slagwerk.agents.external`);
+    ``fault_log`` a file to which every forfeit by an agent's exception appends
+    its traceback (a tournament's ``faults.log``; ``None``: not kept).
     """
 
     game: str
@@ -112,6 +115,7 @@ class GameSetup:
     bots: tuple = field(default_factory=registered_bots)
     """External bots (:class:`~slagwerk.agents.external.BotDefinition`) every worker registers."""
     game_time: float | None = None
+    fault_log: str | None = None
 
     @property
     def labels(self) -> list[str]:
@@ -193,12 +197,14 @@ def game_info(setup: GameSetup):
 
 
 class Forfeit(Exception):
-    """Raised inside a game when an agent faults; carries the seat and the error."""
+    """Raised inside a game when an agent faults; carries the seat, the error and, for an
+    agent's own exception, its traceback (for :attr:`GameSetup.fault_log`)."""
 
-    def __init__(self, seat: int, error: str):
+    def __init__(self, seat: int, error: str, trace: str | None = None):
         super().__init__(error)
         self.seat = seat
         self.error = error
+        self.trace = trace
 
 
 class _MoveTimeout(Exception):
@@ -318,9 +324,9 @@ class _GuardedAgent:
         except AgentUnavailable:  # no game left could be played with it: the run stops
             raise
         except Exception as err:  # any fault of the agent loses the game, the tournament goes on
-            raise Forfeit(self.seat, f"{type(err).__name__}: {err}") from None
+            raise Forfeit(self.seat, f"{type(err).__name__}: {err}", _trace(err)) from None
         except SystemExit as err:  # a plugin that calls exit() must not end the whole run
-            raise Forfeit(self.seat, f"the agent called exit({brief(err.code)})") from None
+            raise Forfeit(self.seat, f"the agent called exit({brief(err.code)})", _trace(err)) from None
         elapsed = time.perf_counter() - start
         if limit is not None and elapsed > limit:
             if by_clock:
@@ -443,12 +449,39 @@ def play_game(setup: GameSetup, slot: GameSlot, marker: int | None = None) -> di
     else:
         line.update(_forfeit_fields(setup, slot, forfeit.seat, forfeit.error))
         state = watch.state
+        if forfeit.trace is not None and setup.fault_log is not None:
+            _log_fault(setup.fault_log, f"game {slot.index}, seat {forfeit.seat} "
+                       f"({seat_labels[forfeit.seat]}): {forfeit.error}", forfeit.trace)
     line["time"] = round(elapsed, 4)
     line["decisions"] = [agent.decisions for agent in agents]
     line["think"] = [round(agent.seconds, 6) for agent in agents]
     if setup.keep_records:
         line["record"] = record_of(state, players=seat_labels) if state is not None else None
     return line
+
+
+def _trace(err: BaseException) -> str | None:
+    """The traceback of an agent's own exception; ``None`` for a bot's fault, whose
+    traceback shows only the harness (its reason says what the bot did)."""
+    from ..agents.external import BotFault
+
+    return None if isinstance(err, BotFault) else traceback.format_exc()
+
+
+def _log_fault(path: str, heading: str, trace: str) -> None:
+    """Append a forfeit's traceback to ``path`` in one write (workers share the file);
+    a log that cannot be written costs no game."""
+    text = f"--- {heading}\n{trace}".encode("utf-8", "replace")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError:
+        return
+    try:
+        os.write(fd, text)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _line_head(setup: GameSetup, slot: GameSlot) -> dict:

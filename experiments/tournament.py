@@ -34,7 +34,7 @@ from ..safe_files import SafeFileError
 from .defaults import DEFAULT_MOVE_TIME, MIN_BOOTSTRAP, default_results_folder
 from .plots import import_in_background
 from .ratings import DEFAULT_BOOTSTRAP, Ratings, groups_from_lines, rate
-from .results import ResultsFolder, run_id
+from .results import FAULTS_LOG, ResultsFolder, run_id
 from .runner import (
     UNITS,
     ExperimentError,
@@ -358,8 +358,9 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
                                           force=force)
     setup = config.setup()  # with every plugin and external bot of this process
     setup = replace(setup, plugins=tuple(dict.fromkeys((*setup.plugins, *plugins))))
-    if folder is not None:  # each external bot's standard error is kept with the results
-        setup = replace(setup, bots=keep_stderr_in(setup.bots, folder.path))
+    if folder is not None:  # bots' standard error and agents' tracebacks are kept with the results
+        setup = replace(setup, bots=keep_stderr_in(setup.bots, folder.path),
+                        fault_log=str(folder.path / FAULTS_LOG))
     labels = setup.labels
     all_slots = schedule(config.tables(), config.deals)
     if folder is not None:
@@ -485,6 +486,8 @@ def format_ranking(result: TournamentResult) -> str:
         for fault in result.forfeits[:10]:
             lines.append(f"  game {fault['index']}: {fault['agent']} "
                          f"(seat {fault['seat']}): {fault['error']}")
+        if result.folder is not None and (Path(result.folder) / FAULTS_LOG).is_file():
+            lines.append(f"  the agents' tracebacks: {Path(result.folder) / FAULTS_LOG}")
     return "\n".join(lines)
 
 

@@ -28,7 +28,7 @@ from slagwerk.engine.bits import make_rng
 from slagwerk.engine.errors import SpecError
 from slagwerk.engine.records import replay
 from slagwerk.experiments.seating import tables_for
-from slagwerk.experiments.tournament import TournamentConfig, run_tournament
+from slagwerk.experiments.tournament import TournamentConfig, format_ranking, run_tournament
 
 EXAMPLES = REPO / "docs" / "examples"
 MINIMAL_BOT = EXAMPLES / "minimal_bot.py"
@@ -538,6 +538,14 @@ def test_a_plugin_that_calls_exit_forfeits_and_the_run_goes_on(tmp_path):
     assert quitter_games
     assert all(line["forfeit"]["agent"] == "quitter" and "called exit(5)" in line["forfeit"]["error"]
                for line in quitter_games)
+    # the results folder keeps each forfeit's traceback, which ends in the plugin's own line
+    faults = (tmp_path / "run" / "faults.log").read_text().split("--- ")[1:]
+    assert len(faults) == len(quitter_games)
+    first = quitter_games[0]
+    assert faults[0].startswith(f"game {first['index']}, seat {first['forfeit']['seat']} (quitter): "
+                                f"the agent called exit(5)\n")
+    assert all("in decide\n    sys.exit(5)\nSystemExit: 5\n" in fault for fault in faults)
+    assert f"the agents' tracebacks: {tmp_path / 'run' / 'faults.log'}" in format_ranking(result)
 
 
 def test_a_plugin_that_calls_exit_under_slagwerk_bot_is_an_error_answer(tmp_path):
