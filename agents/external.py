@@ -26,12 +26,12 @@ games. Any fault (the bot exits, overruns and is interrupted,
 writes garbage, answers an error, an illegal action or another request's id)
 raises :class:`BotFault` (the game is forfeited, see
 :mod:`slagwerk.experiments.runner`) and ends the process; the next request
-starts a fresh one. A bot that cannot be started again (twice in a row) or
-reached over HTTP raises :class:`BotUnreachable` instead: the run stops, its
-finished games kept, rather than forfeiting every game left. An HTTP request
-whose connection is closed or reset (servers close idle kept-alive ones) is
-sent again on a new connection, up to twice; requests are stateless, so this
-changes no answer.
+starts a fresh one. A bot that cannot be started (twice in a row) or reached
+over HTTP raises :class:`BotUnreachable` instead: the run stops, its finished
+games kept, rather than forfeiting every game left. An HTTP request whose
+kept-alive connection turns out closed or reset (servers close idle ones) is
+sent again on a new connection; requests are stateless, so this changes no
+answer.
 The bot's standard error goes to its log file (in a tournament's results
 folder) or to the harness's. The processes end with the harness: at exit, and
 on Linux also when it is killed (the kernel's parent-death signal).
@@ -76,8 +76,12 @@ HELLO_NOTICE_S = 10.0
 """After this long without a ``hello`` answer, the harness says on stderr that it waits."""
 QUIT_GRACE_S = 2.0
 """How long a bot program may take to exit once its input ends, before it is killed."""
-CONNECT_RETRY_S = 0.2
-"""The pause before an HTTP bot's connection is tried a second time."""
+CONNECT_PAUSES_S = (0.2, 1.0)
+"""The pauses before an HTTP bot's connection is tried again (a server restarting
+within about a second is waited for); then it is unreachable."""
+CONNECT_TIMEOUT_S = 5.0
+"""How long one attempt to connect to an HTTP bot may take (less if its answer's
+timeout is shorter): a host gone silent is unreachable, not a slow move."""
 MAX_ANSWER_BYTES = 1 << 20
 """The longest answer line read from a bot."""
 STDERR_SUFFIX = ".stderr.log"
@@ -115,6 +119,11 @@ class BotDefinition:
     url: str | None = None
     stderr_folder: str | None = None
     timeout: float | None = None
+
+    @property
+    def stderr_name(self) -> str:
+        """The file name of its standard-error log in ``stderr_folder``."""
+        return f"bot-{self.name}{STDERR_SUFFIX}"
 
     @property
     def address(self) -> str:
@@ -473,8 +482,11 @@ class _Connection(ABC):
             except (BotFault, BotUnreachable, SpecError) as err:
                 failure = err
         self.close()
-        raise BotUnreachable(f"bot {self.bot.name!r} could not be started again (twice): "
-                             f"{one_line(str(failure))}")
+        reason = one_line(str(failure)).removeprefix(f"bot {self.bot.name!r}").removeprefix(": ").strip()
+        where = ""
+        if self.bot.stderr_folder is not None:
+            where = f"; its standard error: {os.path.join(self.bot.stderr_folder, self.bot.stderr_name)}"
+        raise BotUnreachable(f"bot {self.bot.name!r} could not be started (tried twice): {reason}{where}")
 
     def running(self) -> bool:
         return True
@@ -506,8 +518,8 @@ class _Connection(ABC):
             raise BotFault(f"bot {self.bot.name!r} answered {brief(answer)}, not a JSON object")
         if answer.get("id", request["id"]) != request["id"]:
             self.close()
-            raise BotFault(f"bot {self.bot.name!r} answered request {brief(answer.get('id'))} "
-                           f"to request {request['id']}: an answer must carry the id of its request")
+            raise BotFault(f"bot {self.bot.name!r} answered request {request['id']} under id "
+                           f"{brief(answer.get('id'))}: an answer must carry the id of its request")
         return answer
 
     @abstractmethod
@@ -554,9 +566,12 @@ class _StdioClient(_Connection):
     def _start(self) -> None:
         stderr = None
         if self.bot.stderr_folder is not None:
-            path = os.path.join(self.bot.stderr_folder, f"bot-{self.bot.name}{STDERR_SUFFIX}")
-            stderr = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                             0o644)
+            from ..safe_files import SafeFileError, open_for_append
+
+            try:  # the folder may come from elsewhere: no link followed, no FIFO waited on
+                stderr = open_for_append(self.bot.stderr_folder, self.bot.stderr_name)
+            except SafeFileError as err:
+                raise BotUnreachable(f"bot {self.bot.name!r}: its standard error log: {err}") from None
             # the bot's name only: its command may hold a secret, and this file stays with the results
             os.write(stderr, f"--- slagwerk started bot {self.bot.name!r} for process {os.getpid()}\n"
                      .encode())
@@ -670,8 +685,9 @@ class _HttpClient(_Connection):
         import http.client  # only HTTP bots need it: the other commands start faster
 
         body = None if hello else _encode(request)
-        for attempt in range(3):
-            if self.conn is None:
+        while True:
+            reused = self.conn is not None
+            if not reused:
                 self._connect(timeout)
             try:
                 if hello:
@@ -680,12 +696,15 @@ class _HttpClient(_Connection):
                     self.conn.request("POST", "/v1/act", body, {"Content-Type": "application/json"})
                 response = self.conn.getresponse()
                 raw = response.read(MAX_ANSWER_BYTES + 1)
+                if response.length and len(raw) <= MAX_ANSWER_BYTES:  # the answer was cut off
+                    raise http.client.IncompleteRead(raw, response.length)
                 break
             except (OSError, http.client.HTTPException) as err:
                 self.close()
-                if isinstance(err, ConnectionError) and attempt < 2:
+                if reused and isinstance(err, ConnectionError):
                     # A kept-alive connection the server closed while idle, or a server that
-                    # went away: then the new connection is refused (BotUnreachable).
+                    # went away: then the new connection is refused (BotUnreachable). A new
+                    # connection dropped is the bot's fault (it may crash on this request).
                     continue
                 raise BotFault(f"bot {self.bot.name!r} at {self.bot.url}: {type(err).__name__}: "
                                f"{err}") from None
@@ -700,26 +719,35 @@ class _HttpClient(_Connection):
             answer.setdefault("id", request["id"])
         return answer
 
+    def ensure_started(self) -> None:
+        """Connect unless connected: agents are made before their game, so a bot that
+        cannot be reached is found off the move's clock."""
+        if self.conn is None:
+            self._connect(self.bot.timeout)
+
     def _connect(self, timeout: float | None) -> None:
-        """A new connection, tried twice; else :class:`BotUnreachable`."""
+        """A new connection, tried again after each of :data:`CONNECT_PAUSES_S`; else
+        :class:`BotUnreachable`. ``timeout``: the answers' (the connection's own is shorter)."""
         import http.client
 
         parts = urllib.parse.urlsplit(self.bot.url)
-        for attempt in range(2):
-            if attempt:
-                time.sleep(CONNECT_RETRY_S)
-            conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=timeout)
+        connect_timeout = CONNECT_TIMEOUT_S if timeout is None else min(CONNECT_TIMEOUT_S, timeout)
+        for pause in (0.0, *CONNECT_PAUSES_S):
+            time.sleep(pause)
+            conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=connect_timeout)
             try:
                 conn.connect()
                 conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small requests
+                conn.sock.settimeout(timeout)
             except OSError as err:
                 conn.close()
                 failure = err
                 continue
+            conn.timeout = timeout
             self.conn = conn
             return
-        raise BotUnreachable(f"bot {self.bot.name!r} at {self.bot.url} cannot be reached: "
-                             f"{type(failure).__name__}: {failure}")
+        raise BotUnreachable(f"bot {self.bot.name!r} at {self.bot.url} cannot be reached "
+                             f"({1 + len(CONNECT_PAUSES_S)} attempts): {type(failure).__name__}: {failure}")
 
     def close(self) -> None:
         conn, self.conn = self.conn, None

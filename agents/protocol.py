@@ -202,6 +202,8 @@ def handle(request, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEF
         traceback.print_exc(file=sys.stderr)
         return error_answer(rid, f"internal error: {type(err).__name__}: {err}")
     except SystemExit as err:  # nor a plugin agent that calls exit()
+        print(f"slagwerk bot: an agent called exit() on request id {rid!r}:", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
         return error_answer(rid, f"internal error: the agent called exit({brief(err.code)})")
 
 

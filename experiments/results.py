@@ -38,8 +38,10 @@ import sys
 from pathlib import Path
 
 from .. import __version__
+from ..engine.errors import one_line
 from ..safe_files import (
     AppendLog,
+    SafeFileError,
     create_file,
     folder_names,
     make_folder,
@@ -114,6 +116,44 @@ def _folder_kinds() -> list[type]:
         kinds.append(kind)
         todo += kind.__subclasses__()
     return kinds
+
+
+class FaultLog:
+    """A results folder's ``faults.log``: the traceback of each game an agent lost by its
+    own exception, under a heading naming the game, written through :mod:`slagwerk.safe_files`
+    (opened at the first). A traceback this run wrote already is named, not repeated (a
+    bug that loses every game). A log that cannot be written is warned of once and
+    costs no game."""
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        self.log: AppendLog | None = None
+        self.failed = False
+        self.first: dict[tuple[str, str], int] = {}  # (agent, traceback): the game that showed it
+
+    def add(self, line: dict, trace: str) -> None:
+        if self.failed:
+            return
+        fault = line["forfeit"]
+        heading = (f"--- game {line['index']}, seat {fault['seat']} ({fault['agent']}): "
+                   f"{one_line(fault['error'])}")
+        key = (fault["agent"], trace)
+        if key in self.first:
+            text = f"{heading} (the traceback of game {self.first[key]})\n"
+        else:
+            self.first[key] = line["index"]
+            text = f"{heading}\n{trace}"
+        try:
+            if self.log is None:
+                self.log = AppendLog(self.folder, FAULTS_LOG)
+            self.log.append(text.encode("utf-8", "replace"))
+        except SafeFileError as err:
+            self.failed = True
+            print(f"warning: the agents' tracebacks are not kept: {one_line(str(err))}", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.log is not None:
+            self.log.close()
 
 
 class ExperimentFolder:

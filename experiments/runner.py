@@ -99,8 +99,9 @@ class GameSetup:
     whole game in seconds (``None``: no clock); ``plugins`` modules to import first; ``bots``
     external bots to register (both default to those of this process,
     :mod:`slagwerk.agents.plugins` and :mod:`slagwerk.agents.external`);
-    ``fault_log`` a file to which every forfeit by an agent's exception appends
-    its traceback (a tournament's ``faults.log``; ``None``: not kept).
+    ``fault_traces``: a game lost by an agent's own exception carries its
+    traceback in the result line's :data:`FAULT_TRACE` (a tournament keeps it
+    in ``faults.log`` and takes it off the line).
     """
 
     game: str
@@ -115,7 +116,7 @@ class GameSetup:
     bots: tuple = field(default_factory=registered_bots)
     """External bots (:class:`~slagwerk.agents.external.BotDefinition`) every worker registers."""
     game_time: float | None = None
-    fault_log: str | None = None
+    fault_traces: bool = False
 
     @property
     def labels(self) -> list[str]:
@@ -194,6 +195,10 @@ def game_info(setup: GameSetup):
 
 
 # ------------------------------------------------------------------ faults
+
+
+FAULT_TRACE = "fault_trace"
+"""The result line's key for a forfeit's traceback (only with ``GameSetup.fault_traces``)."""
 
 
 class Forfeit(Exception):
@@ -350,7 +355,8 @@ def warm_up(setup: GameSetup, marker: int | None = None, builtin_only: bool = Fa
             numbers=None) -> None:
     """Let each agent of ``setup`` decide once in this process, untimed (see the module doc).
 
-    A fault here is ignored: the agent meets it again, timed, in its games.
+    A fault here is ignored: the agent meets it again, timed, in its games (an agent
+    that cannot play at all, :class:`AgentUnavailable`, stops the run here already).
     ``marker``: see :class:`_Running`. ``builtin_only``: only slagwerk's own
     agents (the harness process never runs agents from elsewhere, which may crash).
     """
@@ -449,9 +455,8 @@ def play_game(setup: GameSetup, slot: GameSlot, marker: int | None = None) -> di
     else:
         line.update(_forfeit_fields(setup, slot, forfeit.seat, forfeit.error))
         state = watch.state
-        if forfeit.trace is not None and setup.fault_log is not None:
-            _log_fault(setup.fault_log, f"game {slot.index}, seat {forfeit.seat} "
-                       f"({seat_labels[forfeit.seat]}): {forfeit.error}", forfeit.trace)
+        if forfeit.trace is not None and setup.fault_traces:
+            line[FAULT_TRACE] = forfeit.trace
     line["time"] = round(elapsed, 4)
     line["decisions"] = [agent.decisions for agent in agents]
     line["think"] = [round(agent.seconds, 6) for agent in agents]
@@ -466,22 +471,6 @@ def _trace(err: BaseException) -> str | None:
     from ..agents.external import BotFault
 
     return None if isinstance(err, BotFault) else traceback.format_exc()
-
-
-def _log_fault(path: str, heading: str, trace: str) -> None:
-    """Append a forfeit's traceback to ``path`` in one write (workers share the file);
-    a log that cannot be written costs no game."""
-    text = f"--- {heading}\n{trace}".encode("utf-8", "replace")
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    except OSError:
-        return
-    try:
-        os.write(fd, text)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _line_head(setup: GameSetup, slot: GameSlot) -> dict:

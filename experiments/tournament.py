@@ -34,8 +34,9 @@ from ..safe_files import SafeFileError
 from .defaults import DEFAULT_MOVE_TIME, MIN_BOOTSTRAP, default_results_folder
 from .plots import import_in_background
 from .ratings import DEFAULT_BOOTSTRAP, Ratings, groups_from_lines, rate
-from .results import FAULTS_LOG, ResultsFolder, run_id
+from .results import FAULTS_LOG, FaultLog, ResultsFolder, run_id
 from .runner import (
+    FAULT_TRACE,
     UNITS,
     ExperimentError,
     GameSetup,
@@ -358,9 +359,10 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
                                           force=force)
     setup = config.setup()  # with every plugin and external bot of this process
     setup = replace(setup, plugins=tuple(dict.fromkeys((*setup.plugins, *plugins))))
+    faults = None
     if folder is not None:  # bots' standard error and agents' tracebacks are kept with the results
-        setup = replace(setup, bots=keep_stderr_in(setup.bots, folder.path),
-                        fault_log=str(folder.path / FAULTS_LOG))
+        setup = replace(setup, bots=keep_stderr_in(setup.bots, folder.path), fault_traces=True)
+        faults = FaultLog(folder.path)
     labels = setup.labels
     all_slots = schedule(config.tables(), config.deals)
     if folder is not None:
@@ -388,12 +390,15 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
         last_shown = 0.0
         for line in run_games(setup, todo, jobs=jobs, backend=backend, scheduler=scheduler):
             line["run"] = run
+            trace = line.pop(FAULT_TRACE, None)
             if log is not None:
                 try:
                     ResultsFolder.append_game(log, line)
                 except SafeFileError as err:
                     raise SafeFileError(f"{err}; every game finished before is kept: continue with "
                                         f"--resume {folder.path}") from None
+            if trace is not None and faults is not None:
+                faults.add(line, trace)
             done[line["index"]] = line
             leader.add(line)
             if bar is not None:
@@ -405,6 +410,8 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
     finally:
         if log is not None:
             log.close()
+        if faults is not None:
+            faults.close()
         if bar is not None:
             bar.set_postfix_str(leader.text(), refresh=False)
             bar.close()

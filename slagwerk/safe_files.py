@@ -288,6 +288,18 @@ def remove_file(folder, name: str) -> bool:
         return True
 
 
+def open_for_append(folder, name: str) -> int:
+    """A descriptor appending to ``name`` in ``folder`` (created if missing), for several
+    writers at once (a bot's standard error in every worker): never through a link, only
+    a regular file with no other hard links. The caller closes it.
+
+    :raises SafeFileError: if it cannot be opened so.
+    """
+    with _folder(folder, "open") as dfd:  # read-write: a FIFO opens at once, then is refused
+        return _open(dfd, name, os.O_RDWR | os.O_APPEND | os.O_CREAT, Path(folder) / name, "open",
+                     in_place=True)
+
+
 class AppendLog:
     """A log of whole lines, opened for appending: never through a link, one writer at a time.
 

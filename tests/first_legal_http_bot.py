@@ -48,7 +48,8 @@ def main():
             self._send({"id": request["id"], "action": request["view"]["legal_actions"][0]})
             answered[0] += 1
             if args.acts is not None and answered[0] >= args.acts:
-                os._exit(0)  # gone: its port refuses connections, its connections are closed
+                self.server.socket.close()  # first: no new connection is accepted any more
+                os._exit(0)  # gone: its connections are closed
 
     ThreadingHTTPServer.allow_reuse_address = True  # a later run may take the same port again
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)

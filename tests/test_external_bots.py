@@ -171,6 +171,16 @@ def test_at_the_end_a_bot_program_sees_its_input_end_and_may_exit(tmp_path):
     assert "input ended" in (tmp_path / "bot-bye.stderr.log").read_text()
 
 
+def test_a_planted_stderr_log_stops_the_run_instead_of_hanging_it(tmp_path):
+    """A results folder may come from elsewhere: a FIFO named as a bot's standard-error log
+    would block the bot's start; it is refused at once, and the run cannot go on without it."""
+    os.mkfifo(tmp_path / "bot-prog.stderr.log")
+    bots = external.register_bots([bot_option("prog", MINIMAL_BOT)])
+    external.install_all(external.keep_stderr_in(bots, tmp_path))  # as a tournament does
+    with pytest.raises(external.BotUnreachable, match="its standard error log: .* not a regular file"):
+        make("prog", make_game("coins"), seed=1)
+
+
 def test_a_bot_slow_to_say_hello_is_announced_as_awaited(monkeypatch, capsys):
     """A bot may load or compile before its hello (600 s allowed): after a while the
     harness says what it is waiting for, rather than sitting silent."""
@@ -336,7 +346,8 @@ def test_a_tournament_stops_when_its_http_bot_goes_away_and_resumes_when_it_is_b
         bot = f"gone/first={url}"
         assert main(["tournament", *common, "--results", str(folder), "--bot", bot]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err[-2].startswith(f"error: bot 'gone' at {url} cannot be reached: ConnectionRefusedError")
+    assert err[-2].startswith(f"error: bot 'gone' at {url} cannot be reached (3 attempts): "
+                              f"ConnectionRefusedError")
     assert err[-1] == (f"every finished game is saved; continue with: slagwerk tournament --resume "
                        f"{folder} --bot {bot}")
     stopped = comparable(folder)
@@ -369,7 +380,7 @@ def test_a_bot_program_that_cannot_be_started_again_stops_the_run(tmp_path, caps
     assert main(["sprt", "once", "random", "--game", "coins", "--max-groups", "2", "--jobs", "1",
                  "--bot", once]) == 2
     err = capsys.readouterr().err
-    assert ("error: bot 'once' could not be started again (twice): bot 'once' exited (exit code 4)"
+    assert ("error: bot 'once' could not be started (tried twice): exited (exit code 4)"
             in err.splitlines())
 
 
@@ -544,7 +555,8 @@ def test_a_plugin_that_calls_exit_forfeits_and_the_run_goes_on(tmp_path):
     first = quitter_games[0]
     assert faults[0].startswith(f"game {first['index']}, seat {first['forfeit']['seat']} (quitter): "
                                 f"the agent called exit(5)\n")
-    assert all("in decide\n    sys.exit(5)\nSystemExit: 5\n" in fault for fault in faults)
+    assert "in decide\n    sys.exit(5)\nSystemExit: 5\n" in faults[0]
+    assert all(fault.endswith(f"(the traceback of game {first['index']})\n") for fault in faults[1:])
     assert f"the agents' tracebacks: {tmp_path / 'run' / 'faults.log'}" in format_ranking(result)
 
 

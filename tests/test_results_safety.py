@@ -12,7 +12,7 @@ import pytest
 
 from slagwerk import __version__, safe_files
 from slagwerk.cli import main
-from slagwerk.experiments.results import ResultsFolder
+from slagwerk.experiments.results import FaultLog, ResultsFolder
 from slagwerk.experiments.runner import ExperimentError
 from slagwerk.experiments.tournament import TournamentConfig, run_tournament
 from slagwerk.experiments.tuning import TuneConfig, run_tuning
@@ -164,6 +164,30 @@ def test_safe_file_primitives(tmp_path):
         AppendLog(tmp_path, "log", new=True)
     assert safe_files.remove_file(tmp_path, "log") and not safe_files.remove_file(tmp_path, "log")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.json", "fifo"]
+    # several writers at once (a bot's standard error in every worker): the same refusals, no lock
+    for name, reason in (("fifo", "not a regular file"), ("a.json", "hard links")):
+        with pytest.raises(SafeFileError, match=reason):
+            safe_files.open_for_append(tmp_path, name)
+    os.symlink(tmp_path / "a.json", tmp_path / "link")
+    with pytest.raises(SafeFileError, match="link"):
+        safe_files.open_for_append(tmp_path, "link")
+    first, second = (safe_files.open_for_append(tmp_path, "shared") for _ in range(2))
+    os.write(first, b"1\n"), os.write(second, b"2\n")
+    os.close(first), os.close(second)
+    assert (tmp_path / "shared").read_bytes() == b"1\n2\n"
+
+
+def test_a_planted_faults_log_is_warned_of_and_costs_no_game(tmp_path, capsys):
+    """faults.log in a folder from elsewhere: a FIFO there neither hangs the run nor stops it."""
+    os.mkfifo(tmp_path / "faults.log")
+    log = FaultLog(tmp_path)
+    line = {"index": 3, "forfeit": {"seat": 1, "agent": "buggy", "error": "KeyError: 'x'"}}
+    log.add(line, "Traceback ...\n")
+    log.add({**line, "index": 4}, "Traceback ...\n")
+    log.close()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "warning: the agents' tracebacks are not kept" in err
+    assert "not a regular file" in err
 
 
 def test_a_failed_replace_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):

@@ -127,8 +127,7 @@ def run_curve_command(args, kind: str, make_config) -> int:
         try:
             result = run_curve(config, results, force=args.force, **common)
         except (KeyboardInterrupt, AgentUnavailable) as stop:
-            say_how_to_continue(stop, f"every finished game is saved; continue with: slagwerk experiment "
-                                      f"{kind} --resume {results}")
+            say_how_to_continue(stop, f"experiment {kind}", results)
             raise
     show(result, args.json)
     return 0

@@ -149,10 +149,20 @@ def agent_source_words(args: argparse.Namespace) -> str:
     return "".join(" " + shlex.quote(word) for word in words)
 
 
-def say_how_to_continue(stop: BaseException, hint: str) -> None:
-    """A run whose finished work is saved was stopped by Ctrl-C or by an agent that can no
-    longer play (:class:`AgentUnavailable`, e.g. a bot that cannot be reached): say how to
-    continue, at once or (for the latter) under the error line the command line prints."""
+def say_how_to_continue(stop: BaseException, command: str, folder, args=None, saved: str = "game") -> None:
+    """A run of ``slagwerk COMMAND`` into ``folder`` was stopped by Ctrl-C or by an agent
+    that can no longer play (:class:`AgentUnavailable`, e.g. a bot that cannot be reached):
+    say how to continue it, with ``args``' ``--bot`` and ``--plugin`` options, at once or
+    (for the latter) under the error line the command line prints."""
+    import shlex
+    from pathlib import Path
+
+    root = Path(folder)
+    if (root / "config.json").is_file() or any(root.glob("*/config.json")):  # a run began there
+        hint = (f"every finished {saved} is saved; continue with: slagwerk {command} --resume "
+                f"{shlex.quote(str(folder))}{agent_source_words(args) if args is not None else ''}")
+    else:
+        hint = "nothing was saved yet: give the same command again"
     if isinstance(stop, AgentUnavailable):
         stop.hint = hint
     else:

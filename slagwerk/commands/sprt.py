@@ -102,6 +102,9 @@ def run(args) -> int:
         if latest and not args.json:
             why = "interrupted" if isinstance(stop, KeyboardInterrupt) else "stopped"
             print(f"{_line(latest[0])}\nno decision: {why} after {latest[0].groups} groups", flush=True)
+        if isinstance(stop, AgentUnavailable):
+            stop.hint = ("an SPRT does not resume: the same command (the same --seed) plays the same "
+                         "games again once the bot is back")
         raise
     if args.json:
         print(json.dumps({"game": args.game, "a": args.a, "b": args.b, **result.as_json()}))

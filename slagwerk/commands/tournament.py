@@ -20,7 +20,6 @@ from .options import (
     add_game_options,
     add_game_time_option,
     add_run_options,
-    agent_source_words,
     game_from_args,
     game_time_from_args,
     load_agent_sources,
@@ -117,9 +116,8 @@ def run(args) -> int:
         _refuse_conflicting_flags(args, folders)
         try:
             results = [run_tournament(None, folder, resume=True, **common) for folder in folders]
-        except AgentUnavailable as stop:
-            say_how_to_continue(stop, f"every finished game is saved; continue with: slagwerk tournament "
-                                      f"--resume {args.resume}{agent_source_words(args)}")
+        except (KeyboardInterrupt, AgentUnavailable) as stop:
+            say_how_to_continue(stop, "tournament", args.resume, args)
             raise
         _report(results, args)
         return 0
@@ -164,8 +162,7 @@ def run(args) -> int:
         for folder in folders:
             results.append(run_tournament(None, folder, resume=True, **common))
     except (KeyboardInterrupt, AgentUnavailable) as stop:
-        say_how_to_continue(stop, f"every finished game is saved; continue with: slagwerk tournament "
-                                  f"--resume {root}{agent_source_words(args)}")
+        say_how_to_continue(stop, "tournament", root, args)
         raise
     _report(results, args)
     return 0

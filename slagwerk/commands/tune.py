@@ -118,8 +118,7 @@ def run(args) -> int:
     except (KeyboardInterrupt, AgentUnavailable) as stop:
         confirm_bar.close()
         if folder is not None:
-            say_how_to_continue(stop, f"every finished evaluation is saved; continue with: slagwerk tune "
-                                      f"--resume {folder}{agent_source_words(args)}")
+            say_how_to_continue(stop, "tune", folder, args, saved="evaluation")
         raise
     finally:
         confirm_bar.close()
