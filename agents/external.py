@@ -28,10 +28,9 @@ raises :class:`BotFault` (the game is forfeited, see
 :mod:`slagwerk.experiments.runner`) and ends the process; the next request
 starts a fresh one. A bot that cannot be started (twice in a row) or reached
 over HTTP raises :class:`BotUnreachable` instead: the run stops, its finished
-games kept, rather than forfeiting every game left. An HTTP request whose
-kept-alive connection turns out closed or reset (servers close idle ones) is
-sent again on a new connection; requests are stateless, so this changes no
-answer.
+games kept, rather than forfeiting every game left. An HTTP request goes out
+on a new connection when the kept-alive one turns out closed (servers close
+idle ones); one dropped after the request left is the bot's fault.
 The bot's standard error goes to its log file (in a tournament's results
 folder) or to the harness's. The processes end with the harness: at exit, and
 on Linux also when it is killed (the kernel's parent-death signal).
@@ -684,30 +683,22 @@ class _HttpClient(_Connection):
     def _exchange(self, request: dict, timeout: float | None, hello: bool):
         import http.client  # only HTTP bots need it: the other commands start faster
 
-        body = None if hello else _encode(request)
-        while True:
-            reused = self.conn is not None
-            if not reused:
-                self._connect(timeout)
-            try:
-                if hello:
-                    self.conn.request("GET", "/v1/info")
-                else:
-                    self.conn.request("POST", "/v1/act", body, {"Content-Type": "application/json"})
-                response = self.conn.getresponse()
-                raw = response.read(MAX_ANSWER_BYTES + 1)
-                if response.length and len(raw) <= MAX_ANSWER_BYTES:  # the answer was cut off
-                    raise http.client.IncompleteRead(raw, response.length)
-                break
-            except (OSError, http.client.HTTPException) as err:
-                self.close()
-                if reused and isinstance(err, ConnectionError):
-                    # A kept-alive connection the server closed while idle, or a server that
-                    # went away: then the new connection is refused (BotUnreachable). A new
-                    # connection dropped is the bot's fault (it may crash on this request).
-                    continue
-                raise BotFault(f"bot {self.bot.name!r} at {self.bot.url}: {type(err).__name__}: "
-                               f"{err}") from None
+        self._drop_if_closed()
+        if self.conn is None:
+            self._connect(timeout)  # unreachable: the request never left, no game is lost
+        try:
+            if hello:
+                self.conn.request("GET", "/v1/info")
+            else:
+                self.conn.request("POST", "/v1/act", _encode(request), {"Content-Type": "application/json"})
+            response = self.conn.getresponse()
+            raw = response.read(MAX_ANSWER_BYTES + 1)
+            if response.length and len(raw) <= MAX_ANSWER_BYTES:  # the answer was cut off
+                raise http.client.IncompleteRead(raw, response.length)
+        except (OSError, http.client.HTTPException) as err:
+            # Dropped once the request left: the bot's fault (it may crash on this request).
+            raise BotFault(f"bot {self.bot.name!r} at {self.bot.url}: {type(err).__name__}: "
+                           f"{err}") from None
         try:
             answer = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
@@ -722,8 +713,17 @@ class _HttpClient(_Connection):
     def ensure_started(self) -> None:
         """Connect unless connected: agents are made before their game, so a bot that
         cannot be reached is found off the move's clock."""
+        self._drop_if_closed()
         if self.conn is None:
             self._connect(self.bot.timeout)
+
+    def _drop_if_closed(self) -> None:
+        """Let go of a kept-alive connection that the server closed (servers close idle
+        ones; a server that went away closed them all): one it had marked to close, or
+        whose socket reads already (the end, or data nobody asked for)."""
+        sock = None if self.conn is None else self.conn.sock
+        if sock is None or select.select([sock], [], [], 0)[0]:
+            self.close()
 
     def _connect(self, timeout: float | None) -> None:
         """A new connection, tried again after each of :data:`CONNECT_PAUSES_S`; else

@@ -31,11 +31,13 @@ def main():
         def log_message(self, *_):
             pass
 
-        def _send(self, answer):
+        def _send(self, answer, last=False):
             body = json.dumps(answer).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
+            if last:
+                self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(body)
             self.wfile.flush()
@@ -45,11 +47,13 @@ def main():
 
         def do_POST(self):
             request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            self._send({"id": request["id"], "action": request["view"]["legal_actions"][0]})
             answered[0] += 1
-            if args.acts is not None and answered[0] >= args.acts:
-                self.server.socket.close()  # first: no new connection is accepted any more
-                os._exit(0)  # gone: its connections are closed
+            last = args.acts is not None and answered[0] >= args.acts
+            if last:
+                self.server.socket.close()  # no new connection is accepted any more
+            self._send({"id": request["id"], "action": request["view"]["legal_actions"][0]}, last)
+            if last:
+                os._exit(0)  # gone: its other connections are closed
 
     ThreadingHTTPServer.allow_reuse_address = True  # a later run may take the same port again
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
