@@ -281,13 +281,23 @@ def test_an_interrupted_sprt_or_tune_says_where_it_stopped(tmp_path, capsys, mon
     out = capsys.readouterr().out.splitlines()
     assert out[-2].startswith("groups     3  W-D-L") and out[-1] == "no decision: interrupted after 3 groups"
 
-    def interrupted(*args, **kwargs):
+    def interrupted(config, folder, **kwargs):  # once the run has begun in its folder
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "config.json").write_text("{}")
         raise KeyboardInterrupt
 
     monkeypatch.setattr(tuning, "run_tuning", interrupted)
     monkeypatch.chdir(tmp_path)
-    assert main(["tune", "--game", "coins", "--agent", "ismcts", "--param", "c=0.1:3.0", "--opponents",
-                 "random", "--budget", "60", "--quiet"]) == 130
+    tune = ["tune", "--game", "coins", "--agent", "ismcts", "--param", "c=0.1:3.0", "--opponents",
+            "random", "--budget", "60", "--quiet"]
+    assert main(tune) == 130
     err = capsys.readouterr().err
     assert "every finished evaluation is saved; continue with: slagwerk tune --resume " in err
     assert "slagwerk-results/tune-coins-ismcts-" in err
+
+    def interrupted_at_once(*args, **kwargs):  # before its folder holds a run: nothing to resume
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tuning, "run_tuning", interrupted_at_once)
+    assert main([*tune, "--results", "elsewhere"]) == 130
+    assert "nothing was saved yet: give the same command again" in capsys.readouterr().err

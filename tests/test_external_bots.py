@@ -43,10 +43,10 @@ def bot_option(name: str, *args) -> str:
     return f"{name}={PY} " + " ".join(str(a) for a in args)
 
 
-@pytest.fixture(scope="module")
-def http_bot():
-    """The minimal example bot served over HTTP on a free port: its URL."""
-    proc = subprocess.Popen([PY, str(MINIMAL_BOT), "--http", "0"], stdout=subprocess.PIPE, text=True)
+@contextlib.contextmanager
+def http_bot_served(script, *args):
+    """The HTTP bot ``script`` (which prints "listening on URL" once ready) run with ``args``: its URL."""
+    proc = subprocess.Popen([PY, str(script), *map(str, args)], stdout=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
         assert line.startswith("listening on http://"), line
@@ -54,6 +54,13 @@ def http_bot():
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.fixture(scope="module")
+def http_bot():
+    """The minimal example bot served over HTTP on a free port: its URL."""
+    with http_bot_served(MINIMAL_BOT, "--http", "0") as url:
+        yield url
 
 
 def positions(game_name: str, count: int, seed: int):
@@ -306,18 +313,9 @@ def test_resume_needs_the_same_bot_definitions_again(tmp_path, capsys):
 # ------------------------------------------------------------------ a bot that goes away
 
 
-@contextlib.contextmanager
 def first_legal_http_bot(*args):
     """tests/first_legal_http_bot.py served with ``args``: its URL."""
-    proc = subprocess.Popen([PY, str(FIRST_LEGAL_HTTP_BOT), *map(str, args)], stdout=subprocess.PIPE,
-                            text=True)
-    try:
-        line = proc.stdout.readline()
-        assert line.startswith("listening on http://"), line
-        yield line.split()[-1]
-    finally:
-        proc.kill()
-        proc.wait()
+    return http_bot_served(FIRST_LEGAL_HTTP_BOT, *args)
 
 
 def test_an_http_bot_whose_server_closes_idle_connections_plays_on():
@@ -545,15 +543,20 @@ def test_installed_plugins_that_clash_or_disagree_on_their_name_are_told_which(m
     assert AGENTS["first-legal"].__module__ == "plugin_bot"
 
 
-def test_a_plugin_that_calls_exit_forfeits_and_the_run_goes_on(tmp_path):
-    """A plugin's exit() (SystemExit) is a fault of that agent like any other: it loses
-    the game by forfeit, and the tournament plays every game and ranks everyone."""
-    module = tmp_path / "quitter.py"
+def load_quitter(folder) -> None:
+    """Load a plugin agent 'quitter' whose every decision calls ``sys.exit(5)``."""
+    module = folder / "quitter.py"
     module.write_text("import sys\nfrom slagwerk.agents import register\n"
                       "from slagwerk.agents.simple import RandomAgent\n"
                       "@register\nclass Quitter(RandomAgent):\n    name = 'quitter'\n"
                       "    def decide(self, view):\n        sys.exit(5)\n")
     plugins.load_plugins([str(module)])
+
+
+def test_a_plugin_that_calls_exit_forfeits_and_the_run_goes_on(tmp_path):
+    """A plugin's exit() (SystemExit) is a fault of that agent like any other: it loses
+    the game by forfeit, and the tournament plays every game and ranks everyone."""
+    load_quitter(tmp_path)
     game = make_game("coins")
     agents = ("quitter", "random", "heuristic")
     config = TournamentConfig("coins", agents, deals=deals_covering(len(agents), game), seed=3, bootstrap=20)
@@ -580,12 +583,7 @@ def test_a_plugin_that_calls_exit_under_slagwerk_bot_is_an_error_answer(tmp_path
     error, and the bot answers the next request: it does not end the server."""
     from slagwerk.agents import protocol
 
-    module = tmp_path / "quitter.py"
-    module.write_text("import sys\nfrom slagwerk.agents import register\n"
-                      "from slagwerk.agents.simple import RandomAgent\n"
-                      "@register\nclass Quitter(RandomAgent):\n    name = 'quitter'\n"
-                      "    def decide(self, view):\n        sys.exit(5)\n")
-    plugins.load_plugins([str(module)])
+    load_quitter(tmp_path)
     state = make_game("coins").new_match(seed=2)
     request = {"id": 7, "type": "act", "game": "coins", "view": state.view(state.to_move), "seed": 1}
     assert protocol.handle({**request, "agent": "quitter"}) == {
