@@ -722,7 +722,14 @@ class _HttpClient(_Connection):
         ones; a server that went away closed them all): one it had marked to close, or
         whose socket reads already (the end, or data nobody asked for)."""
         sock = None if self.conn is None else self.conn.sock
-        if sock is None or select.select([sock], [], [], 0)[0]:
+        if sock is None:
+            self.close()
+        elif hasattr(select, "poll"):  # any descriptor number (select() stops at 1024)
+            poller = select.poll()
+            poller.register(sock, select.POLLIN | select.POLLHUP | select.POLLERR)
+            if poller.poll(0):
+                self.close()
+        elif select.select([sock], [], [], 0)[0]:
             self.close()
 
     def _connect(self, timeout: float | None) -> None:
