@@ -203,7 +203,7 @@ FAULT_TRACE = "fault_trace"
 
 class Forfeit(Exception):
     """Raised inside a game when an agent faults; carries the seat, the error and, for an
-    agent's own exception, its traceback (for :attr:`GameSetup.fault_log`)."""
+    agent's own exception, its traceback (for :attr:`GameSetup.fault_traces`)."""
 
     def __init__(self, seat: int, error: str, trace: str | None = None):
         super().__init__(error)

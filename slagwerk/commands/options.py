@@ -157,8 +157,10 @@ def say_how_to_continue(stop: BaseException, command: str, folder, args=None, sa
     import shlex
     from pathlib import Path
 
+    from ..experiments.results import CONFIG
+
     root = Path(folder)
-    if (root / "config.json").is_file() or any(root.glob("*/config.json")):  # a run began there
+    if (root / CONFIG).is_file() or any(root.glob(f"*/{CONFIG}")):  # a run began there
         hint = (f"every finished {saved} is saved; continue with: slagwerk {command} --resume "
                 f"{shlex.quote(str(folder))}{agent_source_words(args) if args is not None else ''}")
     else:
