@@ -93,9 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --scheduler {args.scheduler} needs --backend dask (local workers need no scheduler)",
               file=sys.stderr)
         return 2
-    if not getattr(args, "run", None):
-        parser.print_help()
-        return 0
+    if not getattr(args, "run", None):  # no command: the help, and a failure for a script
+        parser.print_help(sys.stderr)
+        print("error: name a command (slagwerk COMMAND --help describes one)", file=sys.stderr)
+        return 2
     try:
         return int(args.run(args) or 0)
     except SlagwerkError as err:

@@ -51,6 +51,8 @@ def test_play_takes_the_game_as_the_other_commands_do(capsys):
          "--scheduler tcp://h:8786 needs --backend dask"),
         (["tournament", "--agents", "random", "--scheduler", "tcp://h:8786", "--backend", "loky"],
          "--scheduler tcp://h:8786 needs --backend dask"),
+        ([], "error: name a command (slagwerk COMMAND --help describes one)"),  # after the help
+        (["experiment"], "error: name an experiment: slagwerk experiment {budget,information,belief}"),
     ],
 )
 def test_bad_input_is_one_clear_error_line(argv, message, capsys):

@@ -17,6 +17,9 @@ experiments themselves (numpy, numba, matplotlib) only inside ``run`` and
 from __future__ import annotations
 
 import importlib
+import sys
+
+from ..engine.errors import OptionError
 
 EXPERIMENTS = {
     "budget": "experiment_budget",
@@ -47,4 +50,8 @@ def add_parser(subparsers) -> None:
         sub = inner.add_parser(name, help=module.HELP, description=module.DESCRIPTION)
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
-    parser.set_defaults(run=lambda args: parser.print_help())
+    def name_missing(args):  # a script that forgot the name fails, as with any other missing argument
+        parser.print_help(sys.stderr)
+        raise OptionError(f"name an experiment: slagwerk experiment {{{','.join(EXPERIMENTS)}}} ...")
+
+    parser.set_defaults(run=name_missing)
