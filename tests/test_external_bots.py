@@ -5,6 +5,7 @@ misbehave, and never see a card their seat cannot see (agents/external.py, agent
 from __future__ import annotations
 
 import contextlib
+import csv
 import io
 import json
 import os
@@ -454,6 +455,33 @@ def test_a_forfeit_shown_to_a_human_names_no_card(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert status == 1
     assert out.rstrip().endswith("seat 0 (bad) forfeits the match: its agent failed or ran out of time")
+
+
+def test_an_experiment_draws_a_plugins_curve_against_a_bot_and_resumes_only_with_it(tmp_path, capsys):
+    """`slagwerk experiment budget` takes --plugin and --bot as a tournament does: a plugin
+    agent with an ``iterations`` parameter is the curve, a bot program anchors the scale."""
+    module = tmp_path / "counting.py"
+    module.write_text("from slagwerk.agents import Agent, Decision, ParamSpec, register\n"
+                      "@register\nclass Counting(Agent):\n    name = 'counting'\n"
+                      "    description = 'plays the first legal action'\n"
+                      "    params = {'iterations': ParamSpec(int, 10, 'unused', 1, 10**6)}\n"
+                      "    def decide(self, view):\n        return Decision(view['legal_actions'][0])\n")
+    folder = tmp_path / "curve"
+    argv = ["experiment", "budget", "--game", "coins", "--agent", "counting", "--budgets", "1,5",
+            "--opponents", "prog", "--deals", "1", "--jobs", "1", "--quiet", "--bootstrap", "10",
+            "--results", str(folder), "--plugin", str(module)]
+    assert main([*argv, "--bot", bot_option("prog", MINIMAL_BOT)]) == 0
+    rows = list(csv.DictReader(io.StringIO((folder / "budget.csv").read_text())))
+    assert [row["label"] for row in rows] == ["counting-1", "counting-5", "prog"]
+    assert "slagwerk started" in (folder / "bot-prog.stderr.log").read_text()
+    assert not any(json.loads(x)["forfeit"] for x in (folder / "games.jsonl").read_text().splitlines())
+    capsys.readouterr()
+    AGENTS.pop("prog")
+    assert main(["experiment", "budget", "--resume", str(folder), "--quiet", "--jobs", "1",
+                 "--plugin", str(module)]) == 2
+    assert "plays the external bot 'prog'" in capsys.readouterr().err
+    assert main(["experiment", "budget", "--resume", str(folder), "--quiet", "--jobs", "1",
+                 "--plugin", str(module), "--bot", bot_option("prog", MINIMAL_BOT)]) == 0
 
 
 def test_tune_tunes_a_parameter_the_bot_declares(tmp_path, capsys):

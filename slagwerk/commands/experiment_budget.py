@@ -15,9 +15,11 @@ from ..engine.errors import AgentUnavailable
 from .options import (
     DEFAULT_SEED,
     DEFAULT_UNIT,
+    add_agent_source_options,
     add_game_options,
     add_run_options,
     game_from_args,
+    load_agent_sources,
     refuse_conflict,
     say_how_to_continue,
 )
@@ -69,6 +71,7 @@ def add_curve_arguments(parser, opponents_default: str = "heuristic") -> None:
     parser.add_argument("--json", action="store_true", help="print the experiment's JSON document")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_run_options(parser, move_time=DEFAULT_MOVE_TIME, resumable=True)
+    add_agent_source_options(parser)
     add_game_options(parser)
 
 
@@ -93,6 +96,7 @@ def run_curve_command(args, kind: str, make_config) -> int:
     if args.jobs == 0 or args.jobs < -1:
         raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
     common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=not args.quiet)
+    load_agent_sources(args, _move_time(args))  # plugins and --bot bots, before any spec is checked
     options_given = args.option or any(
         getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
     if args.resume:
@@ -103,7 +107,11 @@ def run_curve_command(args, kind: str, make_config) -> int:
             raise ExperimentError(f"--resume {args.resume!r} holds the experiment '{stored.kind}', "
                                   f"not '{kind}'")
         _refuse_conflicts(args, stored, options_given)
-        result = run_curve(None, args.resume, resume=True, **common)
+        try:
+            result = run_curve(None, args.resume, resume=True, **common)
+        except (KeyboardInterrupt, AgentUnavailable) as stop:
+            say_how_to_continue(stop, f"experiment {kind}", args.resume, args)
+            raise
     else:
         if args.game is None:
             raise ExperimentError(f"experiment {kind} needs --game (or --resume DIR)")
@@ -127,7 +135,7 @@ def run_curve_command(args, kind: str, make_config) -> int:
         try:
             result = run_curve(config, results, force=args.force, **common)
         except (KeyboardInterrupt, AgentUnavailable) as stop:
-            say_how_to_continue(stop, f"experiment {kind}", results)
+            say_how_to_continue(stop, f"experiment {kind}", results, args)
             raise
     show(result, args.json)
     return 0
