@@ -129,19 +129,21 @@ class FaultLog:
         self.folder = Path(folder)
         self.log: AppendLog | None = None
         self.failed = False
-        self.first: dict[tuple[str, str], int] = {}  # (agent, traceback): the game that showed it
+        self.first: dict[str, str] = {}  # traceback: the game that showed it first
 
-    def add(self, line: dict, trace: str) -> None:
+    def add(self, line: dict, trace: str, where: str = "") -> None:
+        """Log the forfeit of result ``line`` with its ``trace``; ``where`` names the
+        games' batch in the heading (e.g. ``"evaluation 3, "``: a tuning run's games are
+        numbered per evaluation)."""
         if self.failed:
             return
         fault = line["forfeit"]
-        heading = (f"--- game {line['index']}, seat {fault['seat']} ({fault['agent']}): "
-                   f"{one_line(fault['error'])}")
-        key = (fault["agent"], trace)
-        if key in self.first:
-            text = f"{heading} (the traceback of game {self.first[key]})\n"
+        game = f"{where}game {line['index']}"
+        heading = f"--- {game}, seat {fault['seat']} ({fault['agent']}): {one_line(fault['error'])}"
+        if trace in self.first:  # the same bug, whoever met it (a tuned agent's label changes)
+            text = f"{heading} (the traceback of {self.first[trace]})\n"
         else:
-            self.first[key] = line["index"]
+            self.first[trace] = game
             text = f"{heading}\n{trace}"
         try:
             if self.log is None:
@@ -152,8 +154,10 @@ class FaultLog:
             print(f"warning: the agents' tracebacks are not kept: {one_line(str(err))}", file=sys.stderr)
 
     def close(self) -> None:
+        """Close the file (a later :meth:`add` opens it again)."""
         if self.log is not None:
             self.log.close()
+            self.log = None
 
 
 class ExperimentFolder:

@@ -201,6 +201,15 @@ FAULT_TRACE = "fault_trace"
 """The result line's key for a forfeit's traceback (only with ``GameSetup.fault_traces``)."""
 
 
+def pass_fault_traces(lines, on_fault) -> None:
+    """Take each forfeit's traceback out of its result line (:data:`FAULT_TRACE`) and give
+    it to ``on_fault(line, trace)`` (``None``: dropped)."""
+    for line in lines:
+        trace = line.pop(FAULT_TRACE, None)
+        if trace is not None and on_fault is not None:
+            on_fault(line, trace)
+
+
 class Forfeit(Exception):
     """Raised inside a game when an agent faults; carries the seat, the error and, for an
     agent's own exception, its traceback (for :attr:`GameSetup.fault_traces`)."""

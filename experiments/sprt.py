@@ -39,7 +39,7 @@ import numpy as np
 
 from ..engine.bits import derive_seed
 from .ratings import TIE_TOLERANCE, groups_from_lines
-from .runner import ExperimentError, GameSetup, run_games, validate_setup
+from .runner import ExperimentError, GameSetup, pass_fault_traces, run_games, validate_setup
 from .seating import rotations, schedule, tables_for
 
 VERDICTS = ("H1", "H0", "inconclusive")
@@ -197,7 +197,8 @@ def check_parameters(elo0: float, elo1: float, alpha: float, beta: float, max_gr
 def run_sprt(game: str, options: dict, a_spec: str, b_spec: str, elo0: float, elo1: float,
              alpha: float, beta: float, max_groups: int, seed: int, jobs: int = 1,
              unit: str = "deal", *, move_time: float | None = None, game_time: float | None = None,
-             backend: str = "loky", scheduler: str | None = None, on_group=None) -> SprtResult:
+             backend: str = "loky", scheduler: str | None = None, on_group=None,
+             on_fault=None) -> SprtResult:
     """Play duplicate groups of ``a_spec`` against ``b_spec`` until the SPRT decides.
 
     Seating as in the tournament with two agents (A is agent 0): partnerships
@@ -205,12 +206,13 @@ def run_sprt(game: str, options: dict, a_spec: str, b_spec: str, elo0: float, el
     played ``jobs`` at a time (times a few) but counted in group order, so
     the verdict and the number of groups are the same for any ``jobs``.
     ``on_group(result)`` is called with the running :class:`SprtResult`
-    after every counted group. After ``max_groups`` groups without a
-    decision the verdict is 'inconclusive'.
+    after every counted group, ``on_fault(line, trace)`` with the traceback of
+    each game lost by an agent's own exception. After ``max_groups`` groups
+    without a decision the verdict is 'inconclusive'.
     """
     check_parameters(elo0, elo1, alpha, beta, max_groups)
     setup = GameSetup(game, tuple(sorted(dict(options or {}).items())), (a_spec, b_spec), unit,
-                      int(seed), move_time, game_time=game_time)
+                      int(seed), move_time, game_time=game_time, fault_traces=on_fault is not None)
     validate_setup(setup, unique_labels=False)
     from .runner import game_info
 
@@ -228,6 +230,7 @@ def run_sprt(game: str, options: dict, a_spec: str, b_spec: str, elo0: float, el
         slots = schedule(tables, size, first_group=done)
         lines = list(run_games(setup, slots, jobs=jobs, backend=backend, scheduler=scheduler,
                                chunk=len(rotations(tables[0]))))
+        pass_fault_traces(lines, on_fault)
         groups = groups_from_lines(lines, 2)
         for row in range(groups.count):
             for line in lines:  # rows are the groups in order, from the first of this batch

@@ -41,6 +41,7 @@ from .runner import (
     ExperimentError,
     GameSetup,
     game_info,
+    pass_fault_traces,
     run_games,
     start_workers,
     validate_setup,
@@ -108,12 +109,13 @@ def candidate_tables(n_seats: int, team_game: bool, team_of, n_opponents: int) -
 def evaluate(game: str, options: dict, candidate: str, opponents: list[str], groups: int, seed: int,
              jobs: int = 1, unit: str = "deal", *, move_time: float | None = None,
              game_time: float | None = None, backend: str = "loky",
-             scheduler: str | None = None) -> Evaluation:
+             scheduler: str | None = None, on_fault=None) -> Evaluation:
     """Score ``candidate`` over ``groups`` duplicate groups against ``opponents``.
 
     Group ``g`` deals from ``derive_seed(seed, g)``, so two candidates
     evaluated with the same seed meet the same cards (common random numbers).
-    A forfeit scores 0 for the candidate's seats in that game.
+    A forfeit scores 0 for the candidate's seats in that game; ``on_fault(line,
+    trace)`` gets the traceback of each game lost by an agent's own exception.
 
     :raises SlagwerkError: for a bad spec, option, unit or count, before any game runs.
     """
@@ -122,13 +124,15 @@ def evaluate(game: str, options: dict, candidate: str, opponents: list[str], gro
     if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
         raise ExperimentError(f"groups must be a positive integer, not {groups!r}")
     setup = GameSetup(game, tuple(sorted(dict(options or {}).items())),
-                      (candidate, *opponents), unit, int(seed), move_time, game_time=game_time)
+                      (candidate, *opponents), unit, int(seed), move_time, game_time=game_time,
+                      fault_traces=on_fault is not None)
     validate_setup(setup, unique_labels=False)
     info = game_info(setup)
     tables = candidate_tables(info.n_players, info.team_game, info.team_of, len(opponents))
     slots = schedule(tables, groups)
     lines = list(run_games(setup, slots, jobs=jobs, backend=backend, scheduler=scheduler,
                            chunk=len(rotations(tables[0]))))
+    pass_fault_traces(lines, on_fault)
     table = groups_from_lines(lines, len(setup.specs))
     scores = [float(v) for v in table.score[:, 0]]
     mean = float(np.mean(scores))

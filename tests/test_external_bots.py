@@ -29,6 +29,7 @@ from slagwerk.engine.bits import make_rng
 from slagwerk.engine.errors import SpecError
 from slagwerk.engine.records import replay
 from slagwerk.experiments.seating import tables_for
+from slagwerk.experiments.sprt import run_sprt
 from slagwerk.experiments.tournament import TournamentConfig, format_ranking, run_tournament
 
 EXAMPLES = REPO / "docs" / "examples"
@@ -521,6 +522,19 @@ def test_tune_counts_the_candidates_forfeits(tmp_path, capsys):
     assert best["forfeits"] == {"candidate": 60, "opponents": 0, "first_reason": "ValueError: plugin bug"}
     lines = [json.loads(x) for x in (folder / "evaluations.jsonl").read_text().splitlines()]
     assert lines and all(line["forfeits"] == [line["games"], 0] for line in lines)
+    # the traceback once, in faults.log; every later game of the same bug names the first
+    log = (folder / "faults.log").read_text()
+    headings = [x for x in log.splitlines() if x.startswith("--- ")]
+    assert len(headings) == 60 and log.count("Traceback (most recent call last)") == 1
+    assert headings[0].startswith("--- evaluation 0, game 0, seat ") and "ValueError: plugin bug" in log
+    assert headings[-1].endswith("(the traceback of evaluation 0, game 0)")
+    assert 'boom.py", line 8, in decide' in log
+    # the tuning run's confirmation SPRT hands its tracebacks on the same way
+    traces = []
+    outcome = run_sprt("coins", {}, "boom:x=0.5", "random", 0.0, 30.0, 0.05, 0.05, 1, 3,
+                       on_fault=lambda line, trace: traces.append((line["forfeit"]["agent"], trace)))
+    assert outcome.forfeits == (3, 0) and len(traces) == 3
+    assert all(agent == "boom:x=0.5" and "ValueError: plugin bug" in trace for agent, trace in traces)
 
 
 def test_an_installed_plugin_appears_in_the_bots_hello_and_plays(tmp_path):

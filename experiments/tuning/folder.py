@@ -11,6 +11,8 @@ Layout::
     confirmation.json   the SPRT of the recommendation against the defaults, once decided
                         (with the specs and the fingerprint of the whole config it belongs to)
     trajectory.png      parameters and scores against games played (with matplotlib)
+    faults.log          the traceback of each game an agent lost by its own exception,
+                        headed by its evaluation (or the confirmation) and game
 
 A run killed at any moment resumes from its folder: the optimiser is replayed
 from its seed, taking the score of every evaluation already in the log
@@ -29,7 +31,7 @@ from __future__ import annotations
 import json
 
 from ...safe_files import AppendLog
-from ..results import ExperimentFolder
+from ..results import FAULTS_LOG, ExperimentFolder
 from ..runner import ExperimentError
 
 EVALUATIONS = "evaluations.jsonl"
@@ -44,7 +46,7 @@ class TuningFolder(ExperimentFolder):
 
     LOG = EVALUATIONS
     KIND = "tuning run"
-    FILES = (SUMMARY, BEST, CONFIRMATION, PLOT)
+    FILES = (SUMMARY, BEST, CONFIRMATION, PLOT, FAULTS_LOG)
 
     def load_evaluations(self, expected: dict | None = None, planned: int | None = None,
                          log: AppendLog | None = None, repair: bool = False) -> list[dict]:

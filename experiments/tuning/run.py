@@ -36,7 +36,7 @@ from ...engine.bits import derive_seed
 from ...engine.errors import SpecError
 from ...safe_files import SafeFileError
 from ..defaults import default_results_folder
-from ..results import run_id
+from ..results import FaultLog, run_id
 from ..runner import UNITS, ExperimentError, GameSetup, game_info, validate_setup
 from ..seating import schedule
 from ..sprt import SprtResult, check_parameters, run_sprt
@@ -261,9 +261,9 @@ class _Ledger:
     """The objective as the optimisers see it: logged evaluations replayed, new ones played and logged."""
 
     def __init__(self, config: TuneConfig, plan: Plan, done: list[dict], log, bar, jobs: int,
-                 backend: str, scheduler: str | None, path: Path | None):
+                 backend: str, scheduler: str | None, path: Path | None, faults: FaultLog | None):
         self.config, self.plan, self.done = config, plan, done
-        self.log, self.bar, self.jobs = log, bar, jobs
+        self.log, self.bar, self.jobs, self.faults = log, bar, jobs, faults
         self.backend, self.scheduler, self.path = backend, scheduler, path
         self.count = 0
         self.run = config.run_id()
@@ -287,7 +287,8 @@ class _Ledger:
         result = evaluate(config.game, dict(config.options), space.spec(params), list(config.opponents),
                           self.plan.groups, derive_seed(config.seed, _EVALUATION_STREAM, key),
                           jobs=self.jobs, unit=config.unit, move_time=config.move_time,
-                          game_time=config.game_time, backend=self.backend, scheduler=self.scheduler)
+                          game_time=config.game_time, backend=self.backend, scheduler=self.scheduler,
+                          on_fault=faults_of(self.faults, f"evaluation {index}, "))
         line = {"index": index, "key": key, "params": params,
                 "unit": [round(float(u), 6) for u in unit], "groups": result.groups,
                 "games": self.plan.games, "score": result.mean, "stderr": result.stderr,
@@ -326,6 +327,7 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
     """
     folder = None
     log = None
+    faults = None
     done: list[dict] = []
     if resume:
         if results is None:
@@ -343,6 +345,7 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
             folder = TuningFolder.create(results or default_folder(config), config.to_json(), force=force)
     if folder is not None:
         install_all(keep_stderr_in(registered_bots(), folder.path))  # bots' stderr kept with the results
+        faults = FaultLog(folder.path)  # and the agents' tracebacks
         log = folder.log()  # locked before the log is read or repaired
         try:
             expected = {"run": config.run_id(), "groups": plan.groups, "games": plan.games}
@@ -362,7 +365,7 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
                        desc=f"tune {config.game} {config.agent} ({plan.method})", dynamic_ncols=True,
                        leave=True)
         ledger = _Ledger(config, plan, done, log, bar, jobs, backend, scheduler,
-                         folder.path / files.EVALUATIONS if folder else None)
+                         folder.path / files.EVALUATIONS if folder else None, faults)
         if plan.method == "spsa":
             result = _run_spsa(config, plan, ledger)
         else:
@@ -372,6 +375,8 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
             log.close()
         if bar is not None:
             bar.close()
+        if faults is not None:
+            faults.close()
     result.evaluations = plan.evaluations
     result.games = plan.evaluations * plan.games
     # (a log written before forfeits were counted has none to add)
@@ -384,7 +389,12 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
         folder.write(files.BEST, result.best_json())
         result.plotted = plot_trajectory(result, folder)
     if config.confirm:
-        result.confirmation = _confirm(config, result, folder, jobs, backend, scheduler, on_confirm_group)
+        try:
+            result.confirmation = _confirm(config, result, folder, jobs, backend, scheduler,
+                                           on_confirm_group, faults)
+        finally:
+            if faults is not None:
+                faults.close()
     result.seconds = time.perf_counter() - start
     if folder is not None:
         folder.write(files.BEST, result.best_json())
@@ -445,7 +455,7 @@ def _run_gp(config: TuneConfig, plan: Plan, ledger: _Ledger) -> TuneResult:
     return TuneResult(config, plan, tuned, space.spec(tuned), space.spec(), estimate, trajectory)
 
 
-def _confirm(config, result, folder, jobs, backend, scheduler, on_group) -> SprtResult | None:
+def _confirm(config, result, folder, jobs, backend, scheduler, on_group, faults) -> SprtResult | None:
     """The SPRT of the recommendation against the defaults (``None`` when they are the same)."""
     if result.spec == result.default_spec:
         return None
@@ -465,10 +475,18 @@ def _confirm(config, result, folder, jobs, backend, scheduler, on_group) -> Sprt
                        config.elo1, config.alpha, config.beta, config.max_groups,
                        confirmation_seed(config), jobs, config.unit,
                        move_time=config.move_time, game_time=config.game_time, backend=backend,
-                       scheduler=scheduler, on_group=on_group)
+                       scheduler=scheduler, on_group=on_group, on_fault=faults_of(faults, "confirmation, "))
     if folder is not None:
         folder.write(files.CONFIRMATION, {**key, "result": outcome.as_json()})
     return outcome
+
+
+def faults_of(faults: FaultLog | None, where: str):
+    """The ``on_fault`` that writes a game's traceback to ``faults`` under ``where``
+    (``None`` without a log)."""
+    if faults is None:
+        return None
+    return lambda line, trace: faults.add(line, trace, where)
 
 
 def confirmation_seed(config: TuneConfig) -> int:
