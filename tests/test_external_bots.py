@@ -589,6 +589,24 @@ def test_installed_plugins_that_clash_or_disagree_on_their_name_are_told_which(m
     assert AGENTS["first-legal"].__module__ == "plugin_bot"
 
 
+def test_entry_point_warnings_are_shown_once_not_again_by_the_processes_started_after(
+        monkeypatch, tmp_path, capsys):
+    """A worker process spawned (not forked) by the command that warned inherits the note
+    that the warnings were shown, and loads the same entry points in silence."""
+    from importlib.metadata import EntryPoint
+
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [
+        EntryPoint("broken", "no_such_module_here:Agent", plugins.ENTRY_POINT_GROUP)])
+    monkeypatch.delenv(plugins.WARNED_ENV, raising=False)
+    monkeypatch.setattr(plugins, "_ENTRY_POINTS_LOADED", False)
+    plugins.load_entry_points()
+    assert "agent plugin 'broken' (no_such_module_here:Agent) cannot be loaded" in capsys.readouterr().err
+    assert os.environ[plugins.WARNED_ENV] == "1"
+    monkeypatch.setattr(plugins, "_ENTRY_POINTS_LOADED", False)  # as in a spawned worker
+    plugins.load_entry_points()
+    assert capsys.readouterr().err == ""
+
+
 def load_quitter(folder) -> None:
     """Load a plugin agent 'quitter' whose every decision calls ``sys.exit(5)``."""
     module = folder / "quitter.py"
