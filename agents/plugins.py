@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -38,9 +37,6 @@ ENTRY_POINT_GROUP = "slagwerk.agents"
 _LOADED: list[str] = []
 """``--plugin`` modules imported in this process, in order (as given to the workers)."""
 _ENTRY_POINTS_LOADED = False
-WARNED_ENV = "SLAGWERK_ENTRY_POINT_WARNINGS_SHOWN"
-"""Set once this process has warned about its installed plugins: the worker processes it
-spawns (loky outside Linux) inherit it and do not repeat the warnings."""
 
 
 def load_entry_points(warn=None) -> list[str]:
@@ -51,11 +47,7 @@ def load_entry_points(warn=None) -> list[str]:
     if _ENTRY_POINTS_LOADED:
         return []
     _ENTRY_POINTS_LOADED = True
-    if warn is None:
-        shown = os.environ.get(WARNED_ENV) == "1"  # by the process that started this one
-        os.environ[WARNED_ENV] = "1"
-        warn = (lambda text: None) if shown else (
-            lambda text: print(f"slagwerk: warning: {text}", file=sys.stderr))
+    warn = warn or (lambda text: print(f"slagwerk: warning: {text}", file=sys.stderr))
     added = []
     for point in entry_points(group=ENTRY_POINT_GROUP):
         where = f"agent plugin {point.name!r} ({point.value})"

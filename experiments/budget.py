@@ -45,7 +45,13 @@ from .ratings import DEFAULT_BOOTSTRAP
 from .report import games_of, load_tournament, write_report
 from .results import ResultsFolder
 from .runner import ExperimentError, entry_label, partner_specs
-from .tournament import DEFAULT_MOVE_TIME, TournamentConfig, TournamentResult, run_tournament
+from .tournament import (
+    DEFAULT_MOVE_TIME,
+    TournamentConfig,
+    TournamentResult,
+    format_forfeits,
+    run_tournament,
+)
 
 KINDS = ("budget", "information")
 """The curve experiments; each writes ``<kind>.csv``, ``.json``, ``.md``, ``.png`` and ``.svg``."""
@@ -440,4 +446,4 @@ def format_text(curve: CurveResult, extra: list[dict] | None = None) -> str:
                          f"[{gap['gap_ci_low']:+.0f}, {gap['gap_ci_high']:+.0f}]")
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
-    return "\n".join(lines)
+    return "\n".join(lines + format_forfeits(curve.tournament))

@@ -131,14 +131,14 @@ class FaultLog:
         self.failed = False
         self.first: dict[str, str] = {}  # traceback: the game that showed it first
 
-    def add(self, line: dict, trace: str, where: str = "") -> None:
+    def add(self, line: dict, trace: str, where: str | None = None) -> None:
         """Log the forfeit of result ``line`` with its ``trace``; ``where`` names the
-        games' batch in the heading (e.g. ``"evaluation 3, "``: a tuning run's games are
-        numbered per evaluation)."""
+        games' batch in the heading (e.g. ``"evaluation 3"``: a tuning run numbers its
+        games per evaluation)."""
         if self.failed:
             return
         fault = line["forfeit"]
-        game = f"{where}game {line['index']}"
+        game = f"{where}, game {line['index']}" if where else f"game {line['index']}"
         heading = f"--- {game}, seat {fault['seat']} ({fault['agent']}): {one_line(fault['error'])}"
         if trace in self.first:  # the same bug, whoever met it (a tuned agent's label changes)
             text = f"{heading} (the traceback of {self.first[trace]})\n"
@@ -152,6 +152,11 @@ class FaultLog:
         except SafeFileError as err:
             self.failed = True
             print(f"warning: the agents' tracebacks are not kept: {one_line(str(err))}", file=sys.stderr)
+
+    def add_all(self, faults: list[tuple[dict, str]], where: str | None = None) -> None:
+        """:meth:`add` each ``(line, trace)`` of ``faults``."""
+        for line, trace in faults:
+            self.add(line, trace, where)
 
     def close(self) -> None:
         """Close the file (a later :meth:`add` opens it again)."""

@@ -60,7 +60,7 @@ import numpy as np
 from ..agents import make, parse_spec
 from ..agents.external import install_all, registered_bots
 from ..agents.match import play_match
-from ..agents.plugins import load_plugins, loaded_plugins
+from ..agents.plugins import load_entry_points, load_plugins, loaded_plugins
 from ..agents.warmup import ensure_compiled
 from ..engine import make_game
 from ..engine.bits import derive_seed
@@ -201,7 +201,7 @@ FAULT_TRACE = "fault_trace"
 """The result line's key for a forfeit's traceback (only with ``GameSetup.fault_traces``)."""
 
 
-def pass_fault_traces(lines, on_fault) -> None:
+def hand_on_fault_traces(lines, on_fault) -> None:
     """Take each forfeit's traceback out of its result line (:data:`FAULT_TRACE`) and give
     it to ``on_fault(line, trace)`` (``None``: dropped)."""
     for line in lines:
@@ -530,6 +530,9 @@ def _same_side(game, seat: int, other: int) -> bool:
 def _play_many(setup: GameSetup, slots: list[GameSlot], running: str | None = None) -> list[dict]:
     """Play ``slots`` in this process; with ``running`` (a worker's), each game
     leaves a marker there while it is played (see :class:`_Running`)."""
+    # A worker that was not forked loads the installed plugins anew: the process that
+    # started it warned about any broken one already (in that process this does nothing).
+    load_entry_points(warn=lambda text: None)
     if running is None:
         warm_up(setup)
         return [play_game(setup, slot) for slot in slots]

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..engine.bits import derive_seed
 from .ratings import TIE_TOLERANCE, groups_from_lines
-from .runner import ExperimentError, GameSetup, pass_fault_traces, run_games, validate_setup
+from .runner import ExperimentError, GameSetup, hand_on_fault_traces, run_games, validate_setup
 from .seating import rotations, schedule, tables_for
 
 VERDICTS = ("H1", "H0", "inconclusive")
@@ -207,7 +207,7 @@ def run_sprt(game: str, options: dict, a_spec: str, b_spec: str, elo0: float, el
     the verdict and the number of groups are the same for any ``jobs``.
     ``on_group(result)`` is called with the running :class:`SprtResult`
     after every counted group, ``on_fault(line, trace)`` with the traceback of
-    each game lost by an agent's own exception. After ``max_groups`` groups
+    each counted game lost by an agent's own exception. After ``max_groups`` groups
     without a decision the verdict is 'inconclusive'.
     """
     check_parameters(elo0, elo1, alpha, beta, max_groups)
@@ -230,14 +230,15 @@ def run_sprt(game: str, options: dict, a_spec: str, b_spec: str, elo0: float, el
         slots = schedule(tables, size, first_group=done)
         lines = list(run_games(setup, slots, jobs=jobs, backend=backend, scheduler=scheduler,
                                chunk=len(rotations(tables[0]))))
-        pass_fault_traces(lines, on_fault)
         groups = groups_from_lines(lines, 2)
         for row in range(groups.count):
-            for line in lines:  # rows are the groups in order, from the first of this batch
-                if line["group"] == done and line["forfeit"]:
+            counted = [line for line in lines if line["group"] == done]  # rows: groups in order
+            for line in counted:
+                if line["forfeit"]:
                     agent = line["table"][line["forfeit"]["seat"]]
                     faults[agent] += 1
                     reasons[agent] = reasons[agent] or line["forfeit"]["error"]
+            hand_on_fault_traces(counted, on_fault)  # a batch's games after the decision count for nothing
             diff = groups.score[row, 0] - groups.score[row, 1]
             counts[0 if diff < -TIE_TOLERANCE else 2 if diff > TIE_TOLERANCE else 1] += 1
             done += 1

@@ -41,7 +41,7 @@ from .runner import (
     ExperimentError,
     GameSetup,
     game_info,
-    pass_fault_traces,
+    hand_on_fault_traces,
     run_games,
     start_workers,
     validate_setup,
@@ -132,7 +132,7 @@ def evaluate(game: str, options: dict, candidate: str, opponents: list[str], gro
     slots = schedule(tables, groups)
     lines = list(run_games(setup, slots, jobs=jobs, backend=backend, scheduler=scheduler,
                            chunk=len(rotations(tables[0]))))
-    pass_fault_traces(lines, on_fault)
+    hand_on_fault_traces(lines, on_fault)
     table = groups_from_lines(lines, len(setup.specs))
     scores = [float(v) for v in table.score[:, 0]]
     mean = float(np.mean(scores))
@@ -492,14 +492,19 @@ def format_ranking(result: TournamentResult) -> str:
         h2h.append((ratings.labels[i], *cells))
     lines.append("head-to-head (duplicate groups, row against column):")
     lines += _aligned(h2h)
-    if result.forfeits:
-        lines.append(f"forfeits: {len(result.forfeits)}")
-        for fault in result.forfeits[:10]:
-            lines.append(f"  game {fault['index']}: {fault['agent']} "
-                         f"(seat {fault['seat']}): {fault['error']}")
-        if result.folder is not None and (Path(result.folder) / FAULTS_LOG).is_file():
-            lines.append(f"  the agents' tracebacks: {Path(result.folder) / FAULTS_LOG}")
-    return "\n".join(lines)
+    return "\n".join(lines + format_forfeits(result))
+
+
+def format_forfeits(result: TournamentResult) -> list[str]:
+    """The games lost by forfeit (the first ten) and where the tracebacks are, as text lines."""
+    if not result.forfeits:
+        return []
+    lines = [f"forfeits: {len(result.forfeits)}"]
+    for fault in result.forfeits[:10]:
+        lines.append(f"  game {fault['index']}: {fault['agent']} (seat {fault['seat']}): {fault['error']}")
+    if result.folder is not None and (Path(result.folder) / FAULTS_LOG).is_file():
+        lines.append(f"  the agents' tracebacks: {Path(result.folder) / FAULTS_LOG}")
+    return lines
 
 
 def _aligned(rows) -> list[str]:

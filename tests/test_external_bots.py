@@ -28,7 +28,7 @@ from slagwerk.engine import GAME_NAMES, contract, make_game
 from slagwerk.engine.bits import make_rng
 from slagwerk.engine.errors import SpecError
 from slagwerk.engine.records import replay
-from slagwerk.experiments.seating import tables_for
+from slagwerk.experiments.seating import schedule, tables_for
 from slagwerk.experiments.sprt import run_sprt
 from slagwerk.experiments.tournament import TournamentConfig, format_ranking, run_tournament
 
@@ -460,13 +460,16 @@ def test_a_forfeit_shown_to_a_human_names_no_card(capsys, monkeypatch):
 
 def test_an_experiment_draws_a_plugins_curve_against_a_bot_and_resumes_only_with_it(tmp_path, capsys):
     """`slagwerk experiment budget` takes --plugin and --bot as a tournament does: a plugin
-    agent with an ``iterations`` parameter is the curve, a bot program anchors the scale."""
+    agent with an ``iterations`` parameter is the curve (failing at 5), a bot program anchors
+    the scale; the forfeits are reported as a tournament reports them."""
     module = tmp_path / "counting.py"
     module.write_text("from slagwerk.agents import Agent, Decision, ParamSpec, register\n"
                       "@register\nclass Counting(Agent):\n    name = 'counting'\n"
                       "    description = 'plays the first legal action'\n"
                       "    params = {'iterations': ParamSpec(int, 10, 'unused', 1, 10**6)}\n"
-                      "    def decide(self, view):\n        return Decision(view['legal_actions'][0])\n")
+                      "    def decide(self, view):\n"
+                      "        if self.config['iterations'] == 5:\n            raise RuntimeError('five')\n"
+                      "        return Decision(view['legal_actions'][0])\n")
     folder = tmp_path / "curve"
     argv = ["experiment", "budget", "--game", "coins", "--agent", "counting", "--budgets", "1,5",
             "--opponents", "prog", "--deals", "1", "--jobs", "1", "--quiet", "--bootstrap", "10",
@@ -475,8 +478,10 @@ def test_an_experiment_draws_a_plugins_curve_against_a_bot_and_resumes_only_with
     rows = list(csv.DictReader(io.StringIO((folder / "budget.csv").read_text())))
     assert [row["label"] for row in rows] == ["counting-1", "counting-5", "prog"]
     assert "slagwerk started" in (folder / "bot-prog.stderr.log").read_text()
-    assert not any(json.loads(x)["forfeit"] for x in (folder / "games.jsonl").read_text().splitlines())
-    capsys.readouterr()
+    faults = [json.loads(x)["forfeit"] for x in (folder / "games.jsonl").read_text().splitlines()]
+    assert {fault["agent"] for fault in faults if fault} == {"counting-5"}  # the bot never failed
+    out = capsys.readouterr().out
+    assert "RuntimeError: five" in out and f"the agents' tracebacks: {folder / 'faults.log'}" in out
     AGENTS.pop("prog")
     assert main(["experiment", "budget", "--resume", str(folder), "--quiet", "--jobs", "1",
                  "--plugin", str(module)]) == 2
@@ -514,27 +519,48 @@ def test_tune_counts_the_candidates_forfeits(tmp_path, capsys):
                       "    def decide(self, view):\n        raise ValueError('plugin bug')\n")
     folder = tmp_path / "tune"
     assert main(["tune", "--game", "coins", "--agent", "boom", "--param", "x=0:1", "--opponents", "random",
-                 "--budget", "60", "--groups", "1", "--method", "spsa", "--no-confirm", "--jobs", "1",
+                 "--budget", "60", "--groups", "1", "--method", "spsa", "--max-groups", "2", "--jobs", "1",
                  "--quiet", "--results", str(folder), "--seed", "3", "--plugin", str(module)]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "games lost by forfeit: the candidate 60 (first: ValueError: plugin bug), its opponents 0" in out
+    assert "faults.log: the agents' tracebacks" in err
     best = json.loads((folder / "best.json").read_text())
     assert best["forfeits"] == {"candidate": 60, "opponents": 0, "first_reason": "ValueError: plugin bug"}
     lines = [json.loads(x) for x in (folder / "evaluations.jsonl").read_text().splitlines()]
     assert lines and all(line["forfeits"] == [line["games"], 0] for line in lines)
-    # the traceback once, in faults.log; every later game of the same bug names the first
+    # the traceback once, in faults.log; every later game of the same bug names the first,
+    # the confirmation SPRT's games (2 groups of 3 games: both sides fail) too
     log = (folder / "faults.log").read_text()
     headings = [x for x in log.splitlines() if x.startswith("--- ")]
-    assert len(headings) == 60 and log.count("Traceback (most recent call last)") == 1
+    assert len(headings) == 60 + 6 and log.count("Traceback (most recent call last)") == 1
     assert headings[0].startswith("--- evaluation 0, game 0, seat ") and "ValueError: plugin bug" in log
-    assert headings[-1].endswith("(the traceback of evaluation 0, game 0)")
+    assert headings[59].startswith("--- evaluation 19, game 2, seat ")
+    assert headings[-1].startswith("--- confirmation, game 5, seat ")
+    assert all(x.endswith("(the traceback of evaluation 0, game 0)") for x in headings[1:])
     assert 'boom.py", line 8, in decide' in log
-    # the tuning run's confirmation SPRT hands its tracebacks on the same way
+    assert best["confirmation"]["groups"] == 2
+    # a resume plays nothing again and writes nothing again
+    assert main(["tune", "--resume", str(folder), "--quiet", "--jobs", "1", "--plugin", str(module)]) == 0
+    assert (folder / "faults.log").read_text() == log
+
+
+def test_an_sprt_hands_on_the_tracebacks_of_the_games_it_counted_only(tmp_path):
+    """With two workers an SPRT plays groups in batches; the games of a batch after the
+    decision count for nothing, and their faults are not handed on either."""
+    module = tmp_path / "boom_sometimes.py"
+    module.write_text("from slagwerk.agents import register\n"
+                      "from slagwerk.agents.simple import RandomAgent\n"
+                      "@register\nclass BoomSometimes(RandomAgent):\n    name = 'boom-sometimes'\n"
+                      "    def decide(self, view):\n"
+                      "        if len(view['history']) == 5:\n            raise ValueError('plugin bug')\n"
+                      "        return super().decide(view)\n")
+    plugins.load_plugins([str(module)])
     traces = []
-    outcome = run_sprt("coins", {}, "boom:x=0.5", "random", 0.0, 30.0, 0.05, 0.05, 1, 3,
-                       on_fault=lambda line, trace: traces.append((line["forfeit"]["agent"], trace)))
-    assert outcome.forfeits == (3, 0) and len(traces) == 3
-    assert all(agent == "boom:x=0.5" and "ValueError: plugin bug" in trace for agent, trace in traces)
+    outcome = run_sprt("coins", {}, "boom-sometimes", "random", 0.0, 400.0, 0.05, 0.05, 40, 3, jobs=2,
+                       on_fault=lambda line, trace: traces.append((line["group"], trace)))
+    assert outcome.verdict == "H0" and outcome.groups < 8  # decided inside the first batch of 8
+    assert sum(outcome.forfeits) == len(traces) > 0
+    assert all(group < outcome.groups and "ValueError: plugin bug" in trace for group, trace in traces)
 
 
 def test_an_installed_plugin_appears_in_the_bots_hello_and_plays(tmp_path):
@@ -589,22 +615,24 @@ def test_installed_plugins_that_clash_or_disagree_on_their_name_are_told_which(m
     assert AGENTS["first-legal"].__module__ == "plugin_bot"
 
 
-def test_entry_point_warnings_are_shown_once_not_again_by_the_processes_started_after(
-        monkeypatch, tmp_path, capsys):
-    """A worker process spawned (not forked) by the command that warned inherits the note
-    that the warnings were shown, and loads the same entry points in silence."""
+def test_a_worker_loads_installed_plugins_without_repeating_their_warnings(monkeypatch, capsys):
+    """A worker that was not forked (loky outside Linux, Dask) loads the entry points
+    itself; the command that started it has warned about a broken one already."""
     from importlib.metadata import EntryPoint
 
+    from slagwerk.experiments import runner
+
     monkeypatch.setattr(plugins, "entry_points", lambda group: [
-        EntryPoint("broken", "no_such_module_here:Agent", plugins.ENTRY_POINT_GROUP)])
-    monkeypatch.delenv(plugins.WARNED_ENV, raising=False)
-    monkeypatch.setattr(plugins, "_ENTRY_POINTS_LOADED", False)
+        EntryPoint("broken", "no_such_module_here:Agent", plugins.ENTRY_POINT_GROUP),
+        EntryPoint("first-legal", "plugin_bot:FirstLegalAgent", plugins.ENTRY_POINT_GROUP)])
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    monkeypatch.setattr(plugins, "_ENTRY_POINTS_LOADED", False)  # as in a fresh worker process
+    setup = runner.GameSetup("coins", (), ("first-legal", "random"), seed=1, plugins=(), bots=())
+    [line] = runner._play_many(setup, schedule([(0, 1, 1)], 1)[:1])
+    assert line["forfeit"] is None and capsys.readouterr().err == ""
+    monkeypatch.setattr(plugins, "_ENTRY_POINTS_LOADED", False)  # a command warns, though
     plugins.load_entry_points()
     assert "agent plugin 'broken' (no_such_module_here:Agent) cannot be loaded" in capsys.readouterr().err
-    assert os.environ[plugins.WARNED_ENV] == "1"
-    monkeypatch.setattr(plugins, "_ENTRY_POINTS_LOADED", False)  # as in a spawned worker
-    plugins.load_entry_points()
-    assert capsys.readouterr().err == ""
 
 
 def load_quitter(folder) -> None:

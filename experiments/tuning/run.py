@@ -284,11 +284,12 @@ class _Ledger:
             return float(line["score"]), float(line["stderr"])
         config = self.config
         start = time.perf_counter()
+        traces: list[tuple[dict, str]] = []  # written after the evaluation's line: a resume replays it
         result = evaluate(config.game, dict(config.options), space.spec(params), list(config.opponents),
                           self.plan.groups, derive_seed(config.seed, _EVALUATION_STREAM, key),
                           jobs=self.jobs, unit=config.unit, move_time=config.move_time,
                           game_time=config.game_time, backend=self.backend, scheduler=self.scheduler,
-                          on_fault=faults_of(self.faults, f"evaluation {index}, "))
+                          on_fault=None if self.faults is None else lambda *fault: traces.append(fault))
         line = {"index": index, "key": key, "params": params,
                 "unit": [round(float(u), 6) for u in unit], "groups": result.groups,
                 "games": self.plan.games, "score": result.mean, "stderr": result.stderr,
@@ -300,6 +301,8 @@ class _Ledger:
             except SafeFileError as err:
                 raise SafeFileError(f"{err}; every evaluation finished before is kept: continue with "
                                     f"--resume {self.path.parent}") from None
+        if self.faults is not None:
+            self.faults.add_all(traces, f"evaluation {index}")
         self.done.append(line)
         if self.bar is not None:
             self.bar.update(self.plan.games)
@@ -471,22 +474,18 @@ def _confirm(config, result, folder, jobs, backend, scheduler, on_group, faults)
             return SprtResult.from_json(stored["result"])
         except (KeyError, TypeError, ValueError):
             raise ExperimentError(f"{where} holds no SPRT result: remove it to play the SPRT again") from None
+    traces: list[tuple[dict, str]] = []  # written with confirmation.json: a resume replays the SPRT
     outcome = run_sprt(config.game, dict(config.options), result.spec, result.default_spec, config.elo0,
                        config.elo1, config.alpha, config.beta, config.max_groups,
                        confirmation_seed(config), jobs, config.unit,
                        move_time=config.move_time, game_time=config.game_time, backend=backend,
-                       scheduler=scheduler, on_group=on_group, on_fault=faults_of(faults, "confirmation, "))
+                       scheduler=scheduler, on_group=on_group,
+                       on_fault=None if faults is None else lambda *fault: traces.append(fault))
     if folder is not None:
         folder.write(files.CONFIRMATION, {**key, "result": outcome.as_json()})
+    if faults is not None:
+        faults.add_all(traces, "confirmation")
     return outcome
-
-
-def faults_of(faults: FaultLog | None, where: str):
-    """The ``on_fault`` that writes a game's traceback to ``faults`` under ``where``
-    (``None`` without a log)."""
-    if faults is None:
-        return None
-    return lambda line, trace: faults.add(line, trace, where)
 
 
 def confirmation_seed(config: TuneConfig) -> int:

@@ -50,6 +50,7 @@ def add_parser(subparsers) -> None:
         sub = inner.add_parser(name, help=module.HELP, description=module.DESCRIPTION)
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
+
     def name_missing(args):  # a script that forgot the name fails, as with any other missing argument
         parser.print_help(sys.stderr)
         raise OptionError(f"name an experiment: slagwerk experiment {{{','.join(EXPERIMENTS)}}} ...")

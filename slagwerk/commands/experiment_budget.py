@@ -107,11 +107,7 @@ def run_curve_command(args, kind: str, make_config) -> int:
             raise ExperimentError(f"--resume {args.resume!r} holds the experiment '{stored.kind}', "
                                   f"not '{kind}'")
         _refuse_conflicts(args, stored, options_given)
-        try:
-            result = run_curve(None, args.resume, resume=True, **common)
-        except (KeyboardInterrupt, AgentUnavailable) as stop:
-            say_how_to_continue(stop, f"experiment {kind}", args.resume, args)
-            raise
+        config, results = None, args.resume
     else:
         if args.game is None:
             raise ExperimentError(f"experiment {kind} needs --game (or --resume DIR)")
@@ -132,11 +128,11 @@ def run_curve_command(args, kind: str, make_config) -> int:
         config.validate()
         _say_if_unbalanced(config)
         results = args.results or default_results_folder(f"{kind}-{args.game}")
-        try:
-            result = run_curve(config, results, force=args.force, **common)
-        except (KeyboardInterrupt, AgentUnavailable) as stop:
-            say_how_to_continue(stop, f"experiment {kind}", results, args)
-            raise
+    try:
+        result = run_curve(config, results, resume=config is None, force=args.force, **common)
+    except (KeyboardInterrupt, AgentUnavailable) as stop:
+        say_how_to_continue(stop, f"experiment {kind}", results, args)
+        raise
     show(result, args.json)
     return 0
 

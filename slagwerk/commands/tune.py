@@ -77,7 +77,10 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from pathlib import Path
+
     from ..agents.registry import resolve_spec_files
+    from ..experiments.results import FAULTS_LOG
     from ..experiments.runner import ExperimentError
     from ..experiments.tuning import TuneConfig, format_report, run_tuning
     from ..experiments.tuning.run import confirmation_seed, default_folder
@@ -136,7 +139,9 @@ def run(args) -> int:
               + agent_source_words(args))
     if result.folder is not None:
         plot = ", trajectory.png" if result.plotted else " (no trajectory.png: matplotlib did not import)"
-        print(f"results: {result.folder} (evaluations.jsonl, best.json, summary.json{plot}); "
+        faults = (", faults.log: the agents' tracebacks" if (Path(result.folder) / FAULTS_LOG).is_file()
+                  else "")
+        print(f"results: {result.folder} (evaluations.jsonl, best.json, summary.json{plot}{faults}); "
               f"load the setting with --agents {config.agent}:@{result.folder}/best.json"
               f"{agent_source_words(args)}", file=sys.stderr)
     return 0
