@@ -312,6 +312,31 @@ def test_resume_needs_the_same_bot_definitions_again(tmp_path, capsys):
     assert "--bot prog: its command" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command, run", [
+    (["tournament"], ["--agents", "prog", "random", "--deals", "1", "--bootstrap", "10"]),
+    (["tune"], ["--agent", "prog", "--param", "random_share=0:1", "--opponents", "random", "--budget", "60",
+                "--groups", "1", "--method", "spsa", "--no-confirm"]),
+    (["experiment", "budget"], ["--agent", "ismcts", "--budgets", "2", "--opponents", "prog", "--deals", "1",
+                                "--bootstrap", "10"]),
+])
+def test_a_resumed_run_gives_its_bots_the_backstop_of_its_stored_move_limit(tmp_path, command, run):
+    """A bot's answer has a backstop timeout derived from the per-move limit; on --resume it is
+    the limit the run was started with (here none), not the command line's default (60 s)."""
+    folder = tmp_path / "run"
+    prog = bot_option("prog", MINIMAL_BOT)
+    common = ["--quiet", "--jobs", "1", "--bot", prog]
+
+    def timeout():
+        return next(bot for bot in external.registered_bots() if bot.name == "prog").timeout
+
+    assert main([*command, *run, "--game", "coins", "--move-time", "0", "--results", str(folder),
+                 *common]) == 0
+    assert timeout() is None
+    AGENTS.pop("prog")
+    assert main([*command, "--resume", str(folder), *common]) == 0
+    assert timeout() is None
+
+
 # ------------------------------------------------------------------ a bot that goes away
 
 

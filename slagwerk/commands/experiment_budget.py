@@ -89,14 +89,16 @@ def run_curve_command(args, kind: str, make_config) -> int:
     :class:`~slagwerk.experiments.budget.CurveConfig` from the shared ``settings``."""
     from ..agents.registry import resolve_spec_files
     from ..engine.errors import OptionError
-    from ..experiments.budget import load_config, parse_budgets, run_curve
+    from ..experiments.budget import CurveFolder, load_config, parse_budgets, run_curve
     from ..experiments.defaults import DEFAULT_BOOTSTRAP, default_results_folder
     from ..experiments.runner import ExperimentError
 
     if args.jobs == 0 or args.jobs < -1:
         raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
     common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=not args.quiet)
-    load_agent_sources(args, _move_time(args))  # plugins and --bot bots, before any spec is checked
+    # plugins and --bot bots, before any spec is checked; on --resume the bots' backstop from the stored limit
+    load_agent_sources(args, CurveFolder.open(args.resume).config().get("move_time") if args.resume
+                       else _move_time(args))
     options_given = args.option or any(
         getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
     if args.resume:

@@ -110,9 +110,10 @@ def run(args) -> int:
                   progress=not args.quiet)
     if args.jobs == 0 or args.jobs < -1:
         raise OptionError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
-    load_agent_sources(args, _move_time(args))  # plugins and --bot bots, before any spec is checked
     if args.resume:
         folders = _resume_folders(Path(args.resume), ResultsFolder)
+        # plugins and --bot bots, before any spec is checked; the bots' backstop from the stored limit
+        load_agent_sources(args, ResultsFolder.open(folders[0]).config().get("move_time"))
         _refuse_conflicting_flags(args, folders)
         try:
             results = [run_tournament(None, folder, resume=True, **common) for folder in folders]
@@ -124,6 +125,7 @@ def run(args) -> int:
 
     from ..agents.registry import resolve_spec_files
 
+    load_agent_sources(args, _move_time(args))  # plugins and --bot bots, before any spec is checked
     games = list(dict.fromkeys(args.game or GAME_NAMES))
     # @FILE items are read once, here: the run (and its config.json) holds values, never paths.
     specs = tuple(resolve_spec_files(spec) for spec in args.agents) if args.agents else None

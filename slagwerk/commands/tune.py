@@ -83,11 +83,14 @@ def run(args) -> int:
     from ..experiments.results import FAULTS_LOG
     from ..experiments.runner import ExperimentError
     from ..experiments.tuning import TuneConfig, format_report, run_tuning
+    from ..experiments.tuning.folder import TuningFolder
     from ..experiments.tuning.run import confirmation_seed, default_folder
 
     if args.jobs == 0 or args.jobs < -1:
         raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
-    load_agent_sources(args, _move_time(args))  # plugins and --bot bots, before any spec is checked
+    # plugins and --bot bots, before any spec is checked; on --resume the bots' backstop from the stored limit
+    load_agent_sources(args, TuningFolder.open(args.resume).config().get("move_time") if args.resume
+                       else _move_time(args))
     confirm_bar = _ConfirmBar(not args.quiet)
     common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                   progress=not args.quiet, on_confirm_group=confirm_bar.update)
