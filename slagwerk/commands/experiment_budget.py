@@ -22,6 +22,7 @@ from .options import (
     load_agent_sources,
     refuse_conflict,
     say_how_to_continue,
+    stored_move_time,
 )
 
 KIND = "budget"
@@ -96,9 +97,8 @@ def run_curve_command(args, kind: str, make_config) -> int:
     if args.jobs == 0 or args.jobs < -1:
         raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
     common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=not args.quiet)
-    # plugins and --bot bots, before any spec is checked; on --resume the bots' backstop from the stored limit
-    load_agent_sources(args, CurveFolder.open(args.resume).config().get("move_time") if args.resume
-                       else _move_time(args))
+    # plugins and --bot bots, before any spec is checked
+    load_agent_sources(args, stored_move_time(CurveFolder, args.resume) if args.resume else _move_time(args))
     options_given = args.option or any(
         getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
     if args.resume:

@@ -185,6 +185,12 @@ def load_agent_sources(args: argparse.Namespace, move_time: float | None = None)
     register_bots(getattr(args, "bot", ()), timeout=timeout)
 
 
+def stored_move_time(folder_class, path) -> float | None:
+    """The per-move limit stored in the results folder ``path`` (a ``folder_class`` run): on
+    ``--resume`` it, not the command line's default, sets the bots' backstop timeout."""
+    return folder_class.open(path).config().get("move_time")
+
+
 def seat_specs(game, human: int | None, specs: list[str] | None) -> list[str | None]:
     """The agent spec of every seat of ``game``, ``None`` for the ``human`` seat.
 

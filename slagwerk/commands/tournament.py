@@ -25,6 +25,7 @@ from .options import (
     load_agent_sources,
     refuse_conflict,
     say_how_to_continue,
+    stored_move_time,
 )
 
 MAIN_JOB_DEALS = 100
@@ -112,8 +113,7 @@ def run(args) -> int:
         raise OptionError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
     if args.resume:
         folders = _resume_folders(Path(args.resume), ResultsFolder)
-        # plugins and --bot bots, before any spec is checked; the bots' backstop from the stored limit
-        load_agent_sources(args, ResultsFolder.open(folders[0]).config().get("move_time"))
+        load_agent_sources(args, stored_move_time(ResultsFolder, folders[0]))  # before any spec is checked
         _refuse_conflicting_flags(args, folders)
         try:
             results = [run_tournament(None, folder, resume=True, **common) for folder in folders]

@@ -20,6 +20,7 @@ from .options import (
     load_agent_sources,
     refuse_conflict,
     say_how_to_continue,
+    stored_move_time,
 )
 
 
@@ -88,9 +89,8 @@ def run(args) -> int:
 
     if args.jobs == 0 or args.jobs < -1:
         raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
-    # plugins and --bot bots, before any spec is checked; on --resume the bots' backstop from the stored limit
-    load_agent_sources(args, TuningFolder.open(args.resume).config().get("move_time") if args.resume
-                       else _move_time(args))
+    # plugins and --bot bots, before any spec is checked
+    load_agent_sources(args, stored_move_time(TuningFolder, args.resume) if args.resume else _move_time(args))
     confirm_bar = _ConfirmBar(not args.quiet)
     common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                   progress=not args.quiet, on_confirm_group=confirm_bar.update)
