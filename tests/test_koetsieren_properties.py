@@ -565,6 +565,71 @@ def test_play_scores_are_exactly_their_documented_formula(players):
     assert compared > 500
 
 
+def _documented_win_chance(array, seat, card, unseen, as_lead):
+    """``win_chance`` as its docstring says, in plain Python (the same arithmetic,
+    so equal to the last bit)."""
+    n = int(array[K.N_PLAYERS])
+    trump = int(array[K.TRUMP])
+    played = 0 if as_lead else int(array[K.N_IN_TRICK])
+    trick = [int(array[K.TRICK + k]) for k in range(played)]
+    led = trick[0] // 8 if trick else card // 8
+    if card // 8 not in (led, trump):
+        return 0.0
+    if trick:
+        trumps = [c for c in trick if c // 8 == trump]
+        best = max(trumps) if trumps else max(c for c in trick if c // 8 == led)
+        if not (card > best if card // 8 == best // 8 else card // 8 == trump):
+            return 0.0
+    threats = {c for c in range(K.DECK_SIZE) if c // 8 == card // 8 and c > card}
+    if card // 8 != trump:
+        threats |= {c for c in range(K.DECK_SIZE) if c // 8 == trump}
+    pool = {c for c in range(K.DECK_SIZE) if has(unseen, c)} - {card}
+    hidden_threat = len(threats & pool) / len(pool) if pool else 0.0
+    chance = 1.0
+    for k in range(1, n - played):
+        t = (seat + k) % n
+        slots = [int(array[K.SLOTS + t * K.SLOTS_PER_SEAT + s]) for s in range(K.SLOTS_PER_SEAT)]
+        held = sum(c != K.EMPTY_SLOT for c in slots)
+        if held == 0:
+            continue
+        expected = float(len(threats & set(slots[:K.SLOT_H])))
+        if slots[K.SLOT_H] != K.EMPTY_SLOT:
+            expected += hidden_threat
+        chance *= 1.0 - expected / held
+    return chance
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_win_chance_is_its_documented_formula(players):
+    # The kernel judges a card's chance now and as a lead in one pass (the
+    # first as a partial product of the second): each must equal its formula.
+    game = make_game("koetsieren", players=players)
+    compared = 0
+    for seed in range(6):
+        state = game.new_match(seed=seed)
+        rng = np.random.default_rng(seed)
+        while not state.is_terminal:
+            if state.deal_pending:
+                state.deal(rng=make_rng(seed + compared))
+                continue
+            legal = state.legal_actions()
+            if state.phase == PHASE_PLAY:
+                array, seat = state.array, state.to_move
+                unseen = K.unseen_mask(array, seat)
+                shown = np.empty(K.N_SEATS, np.uint64)
+                K.shown_cards(array, shown)
+                own = [K.slot_card(array, seat, s) for s in (K.SLOT_T1, K.SLOT_T2, K.SLOT_H)]
+                blind = [c for c in range(K.DECK_SIZE) if has(unseen, c)]
+                cards = [c for c in own if c != K.EMPTY_SLOT] + blind
+                for card in cards:
+                    for as_lead in (True, False):
+                        assert K.win_chance(array, seat, card, unseen, as_lead, shown) == \
+                            _documented_win_chance(array, seat, card, unseen, as_lead), (card, as_lead)
+                        compared += 1
+            state.apply(int(legal[int(rng.integers(len(legal)))]))
+    assert compared > 2000
+
+
 # ------------------------------------------------------------------ pure.py
 
 def test_pure_playouts_obey_the_rules():

@@ -506,7 +506,7 @@ TRUMP_COUNT_WEIGHT = N_RANKS
 """Trump choice: one more known card of a suit outweighs any rank difference."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _threats(card, trump):
     """Mask of the cards that beat ``card``, a trump or a card of the suit led."""
     s = suit_of(card)
@@ -522,7 +522,7 @@ def _trick_best(state):
     return state[TRICK + state[TRICK_BEST]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _live_count(state, seat):
     return popcount(np.uint64(state[LIVE + seat]))
 
@@ -553,25 +553,37 @@ def win_chance(state, seat, card, unseen, as_lead, shown):
     card with the chance that a uniformly drawn unseen card is one (``card``
     itself excluded when it is unseen: a blind forehead card being judged).
     """
+    lead, now = _win_chances(state, seat, card, unseen, shown, as_lead or state[N_IN_TRICK] == 0)
+    return lead if as_lead else now
+
+
+@njit(cache=True, inline="always")
+def _win_chances(state, seat, card, unseen, shown, leading):
+    """:func:`win_chance` both ways at once: (as a lead, now in the current
+    trick; the same when ``leading``). The seats still to play in the trick
+    come first in the seats after ``seat``, so the chance now is a partial
+    product of the chance as a lead: both come from one pass, with the same
+    arithmetic as judging them apart."""
     n = state[N_PLAYERS]
     trump = state[TRUMP]
-    played = 0 if as_lead else state[N_IN_TRICK]
-    if played > 0:
-        if not beats(card, _trick_best(state), trump):
-            return 0.0
-        led = suit_of(state[TRICK])
-    else:
-        led = suit_of(card)
-    if suit_of(card) != led and suit_of(card) != trump:
-        return 0.0  # an off-suit card never wins
+    s = suit_of(card)
     threats = _threats(card, trump)
     pool = unseen & ~bit(card)
     n_pool = popcount(pool)
     hidden_threat = popcount(threats & pool) / n_pool if n_pool > 0 else 0.0
+    # Seats still to play after ``seat``; -1: the chance now is not a partial product.
+    now_seats = -1
+    if not leading:
+        best = _trick_best(state)
+        if beats(card, best, trump) and (s == suit_of(state[TRICK]) or s == trump):
+            now_seats = n - state[N_IN_TRICK] - 1
+    now = 0.0
     chance = 1.0
     t = seat
-    for _ in range(n - played - 1):
-        t = left_of(t, n)
+    for k in range(n - 1):
+        if k == now_seats:
+            now = chance
+        t = next_seat(t, n)
         held = _live_count(state, t)
         if held == 0:
             continue
@@ -579,13 +591,15 @@ def win_chance(state, seat, card, unseen, as_lead, shown):
         if slot_card(state, t, SLOT_H) != EMPTY_SLOT:
             expected_threats += hidden_threat
         chance *= 1.0 - expected_threats / held
-    return chance
+    if leading:
+        now = chance
+    return chance, now
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bid_value(state, seat, card, unseen, shown):
     """Expected tricks from ``card`` at bidding time (its lead chance, weighted)."""
-    chance = win_chance(state, seat, card, unseen, True, shown)
+    chance = _win_chances(state, seat, card, unseen, shown, True)[0]
     if suit_of(card) == state[TRUMP]:
         return chance * TRUMP_BID_WEIGHT
     return chance * NONTRUMP_BID_WEIGHTS[state[N_PLAYERS]]
@@ -705,9 +719,9 @@ def _slot_scores(state, seat, out):
             low = m & (~m + ONE)
             card = popcount(low - ONE)
             m ^= low
-            blind_later += win_chance(state, seat, card, unseen, True, shown)
-            if not leading:
-                blind_now += win_chance(state, seat, card, unseen, False, shown)
+            later, now = _win_chances(state, seat, card, unseen, shown, leading)
+            blind_later += later
+            blind_now += now
         if n_unseen > 0:
             blind_later /= n_unseen
             blind_now = blind_later if leading else blind_now / n_unseen
@@ -718,8 +732,7 @@ def _slot_scores(state, seat, out):
         if is_forehead(slot):
             now, later = blind_now, blind_later
         else:
-            later = win_chance(state, seat, card, unseen, True, shown)
-            now = later if leading else win_chance(state, seat, card, unseen, False, shown)
+            later, now = _win_chances(state, seat, card, unseen, shown, leading)
         if need >= left:
             score = now  # every remaining trick is needed
         elif need > 0:
