@@ -557,26 +557,28 @@ def win_chance(state, seat, card, unseen, as_lead, shown):
     return lead if as_lead else now
 
 
+# Inlined: the heuristic judges every unseen card (about 20) per decision, and
+# the belief's replays judge every move of another seat in hundreds of worlds.
 @njit(cache=True, inline="always")
 def _win_chances(state, seat, card, unseen, shown, leading):
     """:func:`win_chance` both ways at once: (as a lead, now in the current
-    trick; the same when ``leading``). The seats still to play in the trick
-    come first in the seats after ``seat``, so the chance now is a partial
-    product of the chance as a lead: both come from one pass, with the same
-    arithmetic as judging them apart."""
+    trick; both the chance as a lead when ``leading``). The seats still to
+    play in the trick come first in the seats after ``seat``, so the chance
+    now is a partial product of the chance as a lead: both come from one
+    pass, with the same arithmetic as judging them apart."""
     n = state[N_PLAYERS]
     trump = state[TRUMP]
-    s = suit_of(card)
     threats = _threats(card, trump)
     pool = unseen & ~bit(card)
     n_pool = popcount(pool)
     hidden_threat = popcount(threats & pool) / n_pool if n_pool > 0 else 0.0
-    # Seats still to play after ``seat``; -1: the chance now is not a partial product.
+    # Seats still to play after ``seat`` when ``card`` can win the trick now
+    # (``beats``: the best card is of the suit led or a trump, so an off-suit
+    # card never beats it); -1 when leading (the chance now is the whole
+    # product) or when it cannot win (the chance now stays 0).
     now_seats = -1
-    if not leading:
-        best = _trick_best(state)
-        if beats(card, best, trump) and (s == suit_of(state[TRICK]) or s == trump):
-            now_seats = n - state[N_IN_TRICK] - 1
+    if not leading and beats(card, _trick_best(state), trump):
+        now_seats = n - state[N_IN_TRICK] - 1
     now = 0.0
     chance = 1.0
     t = seat
