@@ -540,28 +540,37 @@ def _documented_play_scores(array, seat):
     return scores
 
 
+def _random_play_positions(players, matches):
+    """Every card decision of ``matches`` random matches (the state, then
+    played on at random)."""
+    game = make_game("koetsieren", players=players)
+    for seed in range(matches):
+        state = game.new_match(seed=seed)
+        rng = np.random.default_rng(seed)
+        deals = 0
+        while not state.is_terminal:
+            if state.deal_pending:
+                state.deal(rng=make_rng(1000 * seed + deals))
+                deals += 1
+                continue
+            legal = state.legal_actions()
+            if state.phase == PHASE_PLAY:
+                yield state
+            state.apply(int(legal[int(rng.integers(len(legal)))]))
+
+
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_play_scores_are_exactly_their_documented_formula(players):
     # The kernel judges a lead's chance once (it is the chance now when the
     # trick is empty); the scores must stay equal to the last bit.
-    game = make_game("koetsieren", players=players)
     compared = 0
-    for seed in range(8):
-        state = game.new_match(seed=seed)
-        rng = np.random.default_rng(seed)
-        while not state.is_terminal:
-            if state.deal_pending:
-                state.deal(rng=make_rng(seed + compared))
-                continue
-            legal = state.legal_actions()
-            if state.phase == PHASE_PLAY:
-                actions = np.array(legal, dtype=np.int64)
-                scores = np.empty(K.MAX_ACTIONS)
-                K.action_scores(state.array, make_rng(0), actions, len(actions), scores)
-                expected = _documented_play_scores(state.array, state.to_move)
-                assert [scores[i] for i in range(len(actions))] == [expected[int(a)] for a in actions]
-                compared += len(actions)
-            state.apply(int(legal[int(rng.integers(len(legal)))]))
+    for state in _random_play_positions(players, 8):
+        actions = np.array(state.legal_actions(), dtype=np.int64)
+        scores = np.empty(K.MAX_ACTIONS)
+        K.action_scores(state.array, make_rng(0), actions, len(actions), scores)
+        expected = _documented_play_scores(state.array, state.to_move)
+        assert [scores[i] for i in range(len(actions))] == [expected[int(a)] for a in actions]
+        compared += len(actions)
     assert compared > 500
 
 
@@ -604,34 +613,23 @@ def _documented_win_chance(array, seat, card, unseen, as_lead):
 def test_win_chance_is_its_documented_formula(players):
     # The kernel judges a card's chance now and as a lead in one pass (the
     # first as a partial product of the second): each must equal its formula.
-    game = make_game("koetsieren", players=players)
     compared = 0
-    for seed in range(6):
-        state = game.new_match(seed=seed)
-        rng = np.random.default_rng(seed)
-        while not state.is_terminal:
-            if state.deal_pending:
-                state.deal(rng=make_rng(seed + compared))
-                continue
-            legal = state.legal_actions()
-            if state.phase == PHASE_PLAY:
-                array, seat = state.array, state.to_move
-                unseen = K.unseen_mask(array, seat)
-                shown = np.empty(K.N_SEATS, np.uint64)
-                K.shown_cards(array, shown)
-                own = [K.slot_card(array, seat, s) for s in (K.SLOT_T1, K.SLOT_T2, K.SLOT_H)]
-                blind = [c for c in range(K.DECK_SIZE) if has(unseen, c)]
-                cards = [c for c in own if c != K.EMPTY_SLOT] + blind
-                leading = array[K.N_IN_TRICK] == 0
-                for card in cards:
-                    lead = _documented_win_chance(array, seat, card, unseen, True)
-                    now = _documented_win_chance(array, seat, card, unseen, False)
-                    assert K.win_chance(array, seat, card, unseen, True, shown) == lead, card
-                    assert K.win_chance(array, seat, card, unseen, False, shown) == now, card
-                    # The one pass the heuristic runs, mid-trick too.
-                    assert K._win_chances(array, seat, card, unseen, shown, leading) == (lead, now), card
-                    compared += 1
-            state.apply(int(legal[int(rng.integers(len(legal)))]))
+    for state in _random_play_positions(players, 6):
+        array, seat = state.array, state.to_move
+        unseen = K.unseen_mask(array, seat)
+        shown = np.empty(K.N_SEATS, np.uint64)
+        K.shown_cards(array, shown)
+        own = [K.slot_card(array, seat, s) for s in (K.SLOT_T1, K.SLOT_T2, K.SLOT_H)]
+        blind = [c for c in range(K.DECK_SIZE) if has(unseen, c)]
+        leading = array[K.N_IN_TRICK] == 0
+        for card in [c for c in own if c != K.EMPTY_SLOT] + blind:
+            lead = _documented_win_chance(array, seat, card, unseen, True)
+            now = _documented_win_chance(array, seat, card, unseen, False)
+            assert K.win_chance(array, seat, card, unseen, True, shown) == lead, card
+            assert K.win_chance(array, seat, card, unseen, False, shown) == now, card
+            # The one pass the heuristic runs, mid-trick too.
+            assert K._win_chances(array, seat, card, unseen, shown, leading) == (lead, now), card
+            compared += 1
     assert compared > 1000
 
 
