@@ -67,6 +67,9 @@ _BELIEF = {
     "belief_particles": ParamSpec(int, 0, "worlds replayed and resampled by belief=inferred "
                                   "(and by uniform where the game's determinize misses public facts: "
                                   "Kozel); 0 uses the game's default", 0, 10000, cap="max_worlds"),
+    "belief_reads_play": ParamSpec(str, "auto", "whether the opponent model of belief=inferred weighs the "
+                                   "card play or only the actions outside it (auto: the game's model; "
+                                   "Koetsieren's reads only trump and bids)", choices=("auto", "yes", "no")),
     "belief_score_weight": ParamSpec(float, GAME_MODEL, "opponent model of belief=inferred: weight of "
                                      "the heuristic's score of an action (-1 uses the game's model)",
                                      GAME_MODEL, MAX_MODEL_WEIGHT),
@@ -165,9 +168,12 @@ class _SearchAgent(Agent):
         return belief.worlds, stats
 
     def _own_model(self, script):
-        """``script`` with the agent's own model weights, where it sets them."""
+        """``script`` with the agent's own model (its weights, whether it reads the
+        play), where it sets them."""
         own = {field: self.config[f"belief_{field}"] for field in ("score_weight", "best_weight")
                if self.config[f"belief_{field}"] != GAME_MODEL}
+        if self.config["belief_reads_play"] != "auto":
+            own["reads_play"] = self.config["belief_reads_play"] == "yes"
         if script is None or not own:
             return script
         return replace(script, model=replace(script.model, **own))

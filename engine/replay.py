@@ -45,6 +45,10 @@ class OpponentModel:
     inferred_by_default: bool = False
     """True where ``belief=inferred`` measured stronger than ``uniform`` (the
     ``belief=auto`` of the search agents)."""
+    reads_play: bool = True
+    """False: only the actions outside the card play are weighed (Koetsieren's
+    trump and bids); the play stays hard information. Where reading the play
+    measured no stronger, skipping it is cheaper (docs/beliefs.md)."""
 
     def betas(self, temperature: float | None = None) -> tuple[float, float]:
         """The weights at ``temperature`` (the model's own if None); an infinite

@@ -27,7 +27,9 @@ to the state that waited for the deal and replays the deal's public history
   Kozel's expected point swing, ...; a game without them scores the
   heuristic's choice 1 and the rest 0) plus a bonus for a best-scored
   action, both weights fitted to real play and divided by a temperature.
-  An infinite temperature gives hard information only. The heuristic reads
+  An infinite temperature gives hard information only; a model that does
+  not read the card play (``OpponentModel.reads_play``, Koetsieren's) weighs
+  only the actions outside it. The heuristic reads
   only what the mover sees, so it is evaluated in each world. An action the
   searching seat saw only in part (a face-down discard) is the one made in
   the world drawn (the game's ``history_action``).
@@ -52,7 +54,7 @@ from ..engine import dispatch
 from ..engine.bits import make_rng, rand_below
 from ..engine.common import copy_into
 from ..engine.replay import ReplayScript
-from ..engine.state import GAME, PHASE, TO_MOVE, TRICKS_DONE
+from ..engine.state import GAME, PHASE, PHASE_PLAY, TO_MOVE, TRICKS_DONE
 from .tree import SearchError
 
 BELIEFS = ("uniform", "inferred")
@@ -65,6 +67,15 @@ DEAL_TRIES = 4
 
 BEST_TOLERANCE = 1e-9
 """Scores this close to the best count as best."""
+
+# Which actions of the other seats the opponent model weighs (a compile-time
+# constant of the kernels, ``scored``): none is hard information only, and a
+# model that does not read the card play (``OpponentModel.reads_play``)
+# weighs only the actions outside it (Koetsieren's trump and bids, Kozel's
+# molodka answers).
+SCORE_NONE = 0
+SCORE_ALL = 1
+SCORE_OUTSIDE_PLAY = 2
 
 
 @njit(cache=True)
@@ -94,7 +105,7 @@ def _model_log_probability(scored, g, state, rng, actions, n, scores, index, bet
 
 @overload(_model_log_probability, prefer_literal=True)
 def _choose_model(scored, g, state, rng, actions, n, scores, index, betas):
-    if isinstance(scored, types.IntegerLiteral) and scored.literal_value == 0:
+    if isinstance(scored, types.IntegerLiteral) and scored.literal_value == SCORE_NONE:
         return lambda scored, g, state, rng, actions, n, scores, index, betas: 0.0
 
     def model(scored, g, state, rng, actions, n, scores, index, betas):
@@ -109,9 +120,11 @@ def replay_world(g, world, seat, start, template, seats, keys, betas, scored, rn
                  scores):
     """Replay the history in a deal that dealt ``world``; return the log likelihood
     of the other seats' actions (``-inf`` when the history cannot be replayed
-    in it). ``state`` ends as the replayed world. ``scored`` is 0 when ``betas``
-    are both 0 (hard information only), else 1; as a compile-time constant
-    (``dispatch.Constant``) it spares a hard-information belief the game's scores.
+    in it). ``state`` ends as the replayed world. ``scored`` says which actions
+    are weighed: :data:`SCORE_NONE` (``betas`` both 0: hard information only),
+    :data:`SCORE_ALL` or :data:`SCORE_OUTSIDE_PLAY` (those outside the card
+    play); as a compile-time constant (``dispatch.Constant``) it spares a
+    hard-information belief the game's scores.
 
     A game may rebuild the deal in several ways (Kozel: which of a seat's
     cards it drew when); up to :data:`DEAL_TRIES` are tried, as a deal whose
@@ -141,7 +154,8 @@ def _replay_deal(g, world, seat, start, seats, keys, betas, scored, rng, state, 
             return NO_WEIGHT
         # Weights 0 are hard information only: no weight, not even 1/n (a world where
         # the mover had fewer choices would otherwise count for more).
-        modelled = scored != 0 and mover != seat and n > 1
+        modelled = (scored != SCORE_NONE and mover != seat and n > 1
+                    and (scored == SCORE_ALL or state[PHASE] != PHASE_PLAY))
         # An action the seat saw only in part is the one made in ``world``.
         wanted = dispatch.history_action(g, world, state, keys[j])
         index = -1
@@ -258,7 +272,8 @@ def infer(state, script: ReplayScript | None, seat: int, *, temperature: float,
     log_weights = np.empty(int(particles))
     rng = make_rng(seed)
     betas = np.array(script.model.betas(temperature), dtype=np.float64)
-    scored = dispatch.Constant(1 if betas.any() else 0)
+    scored = dispatch.Constant(SCORE_NONE if not betas.any()
+                               else SCORE_ALL if script.model.reads_play else SCORE_OUTSIDE_PLAY)
     args = (root, int(seat), script.start, script.template, script.seats, script.keys, betas, scored, rng,
             pool, log_weights)
     kernel = dispatch.specialize(infer_worlds, game, *args)

@@ -21,7 +21,7 @@ from slagwerk.engine.bits import make_rng
 from slagwerk.search import belief
 
 
-@pytest.mark.parametrize("scored", [0, 1])
+@pytest.mark.parametrize("scored", [belief.SCORE_NONE, belief.SCORE_ALL, belief.SCORE_OUTSIDE_PLAY])
 def test_a_hard_information_replay_compiles_without_the_scores(scored):
     game = make_game("kozel")
     state = game.new_match(seed=2)
@@ -40,9 +40,13 @@ def test_a_hard_information_replay_compiles_without_the_scores(scored):
     assert ("action_scores" in module) == bool(scored)
 
 
-@pytest.mark.parametrize("temperature, scored", [(float("inf"), 0), (2.0, 1)])
-def test_beliefs_pass_whether_they_score_as_a_constant(compile_constants, temperature, scored):
-    game = make_game("kozel")
+@pytest.mark.parametrize("name, temperature, scored", [
+    ("kozel", float("inf"), belief.SCORE_NONE),
+    ("kozel", 2.0, belief.SCORE_ALL),
+    ("koetsieren", 2.0, belief.SCORE_OUTSIDE_PLAY),  # its model does not read the card play
+])
+def test_beliefs_pass_what_they_score_as_a_constant(compile_constants, name, temperature, scored):
+    game = make_game(name)
     state = game.new_match(seed=4)
     seat = state.to_move
     script = game.replay_script(state.view(seat))

@@ -146,6 +146,20 @@ def test_a_model_file_brings_its_own_weights_to_the_search(tmp_path):
     assert effective["sharp"] < effective["game"] < effective["flat"]
 
 
+def test_an_agent_chooses_whether_its_model_reads_the_card_play():
+    """``belief_reads_play=no`` weighs only the actions outside the card play: in
+    Coins, where every action is a card played, every agreeing world then
+    weighs the same; ``yes`` (Coins' own model) concentrates them."""
+    from slagwerk.agents import make
+
+    game, view = _coins_view()
+    stats = {choice: make(f"ismcts:iterations=50,belief=inferred,belief_reads_play={choice}", game,
+                          seed=1).decide(view).stats for choice in ("auto", "yes", "no")}
+    assert stats["no"]["belief_effective"] == stats["no"]["belief_agreed"] > 1
+    effective = {choice: stats[choice]["belief_effective"] for choice in stats}
+    assert effective["yes"] == effective["auto"] < effective["no"]
+
+
 def test_a_model_named_by_the_server_serves_requests(tmp_path):
     """A request names the server's parameter set (``--params NAME=FILE``), never a path."""
     from slagwerk.agents.protocol import Defaults, handle

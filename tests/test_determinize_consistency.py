@@ -18,15 +18,24 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from slagwerk.agents import make
-from slagwerk.engine import make_game
+from slagwerk.engine import dispatch, make_game
 from slagwerk.engine.bits import derive_seed, make_rng
 from slagwerk.engine.game import State
-from slagwerk.search.belief import DEAL_TRIES, infer
+from slagwerk.engine.state import PHASE, PHASE_PLAY
+from slagwerk.search.belief import (
+    DEAL_TRIES,
+    SCORE_ALL,
+    SCORE_OUTSIDE_PLAY,
+    infer,
+    log_action_probability,
+    replay_world,
+)
 from slagwerk.search.ismcts import ismcts
 
 GAMES = ("coins", "koetsieren", "kozel", "aluette")
@@ -196,6 +205,68 @@ def test_an_infinite_temperature_is_hard_information_only(name):
         assert np.all(finite == 0.0), f"{name}: weights {finite}"
         weighed += int(finite.size > 0 and len(view["history"]) > 2)
     assert weighed >= 10
+
+
+def _weighed_in_python(game, world, seat, script, betas, reads_play: bool, seed: int) -> float:
+    """The log weight of ``world`` as :func:`slagwerk.search.belief.replay_world`
+    computes it, in Python: the opponent model's log probability of each other
+    seat's action with a choice, the card play's only when the model reads it."""
+    kernels = game.kernels
+    rng = make_rng(seed)
+    scores = np.empty(kernels.MAX_ACTIONS)
+    for _ in range(DEAL_TRIES):
+        deal = np.zeros(kernels.DEAL_SIZE, dtype=np.int64)
+        if not kernels.deal_from_world(world, script.template, rng, deal):
+            continue
+        replay = State(game, script.start.copy())
+        replay.deal(deal)
+        total = 0.0
+        for mover, key in zip(script.seats.tolist(), script.keys.tolist()):
+            action = int(kernels.history_action(world, replay.array, key)) \
+                if hasattr(kernels, "history_action") else key
+            legal = replay.legal_actions()
+            if replay.to_move != mover or action not in legal:
+                break
+            if mover != seat and len(legal) > 1 and (reads_play or replay.array[PHASE] != PHASE_PLAY):
+                kernels.action_scores(replay.array, rng, np.array(legal, dtype=np.int64), len(legal), scores)
+                total += log_action_probability(scores, len(legal), legal.index(action), *betas)
+            replay.apply(action)
+        else:
+            return total
+    return float("-inf")
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_model_that_skips_the_play_weighs_only_the_actions_outside_it(name):
+    """docs/beliefs.md: Koetsieren's model reads the trump and the bids, not the card
+    play (``OpponentModel.reads_play``). The kernel's log weight of a world is the
+    sum of the model's log probabilities of the other seats' actions, the card
+    play's only when the model reads it (Kozel's molodka answers are outside the
+    play), as written out in Python."""
+    game = make_game(name)
+    rng = make_rng(3)
+    differ = outside_play = 0
+    for count, seat, _view, rebuilt, script in _rebuilt_views(game, 60, seed=29):
+        betas = np.array(replace(script.model, score_weight=max(script.model.score_weight, 0.5)).betas(2.0))
+        world = rebuilt.array.copy()
+        game.kernels.determinize(world, seat, rng)
+        weights = {}
+        for reads_play, scored in ((True, SCORE_ALL), (False, SCORE_OUTSIDE_PLAY)):
+            kernel_weight = dispatch.call(
+                replay_world, game.info.game_id, world, seat, script.start, script.template, script.seats,
+                script.keys, betas, dispatch.Constant(scored), make_rng(count), np.empty_like(world),
+                np.empty(game.kernels.DEAL_SIZE, np.int64), np.empty(game.kernels.MAX_ACTIONS, np.int64),
+                np.empty(game.kernels.MAX_ACTIONS))
+            expected = _weighed_in_python(game, world, seat, script, betas, reads_play, count)
+            assert kernel_weight == pytest.approx(expected, rel=1e-9, abs=1e-9), (name, count, reads_play)
+            weights[reads_play] = kernel_weight
+        differ += weights[True] != weights[False]
+        outside_play += weights[False] not in (0.0, float("-inf"))
+    assert differ >= 10, differ
+    if name == "coins":  # every action is a card played
+        assert outside_play == 0
+    if name == "koetsieren":  # trump and bids
+        assert outside_play >= 10, outside_play
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -8,7 +8,7 @@ from ..replay import OpponentModel, ReplayScript, deal_start, script
 from . import kernels as K
 
 MODEL = OpponentModel(score_weight=0.0, best_weight=2.1739, temperature=1.0, particles=256,
-                       inferred_by_default=True)
+                       inferred_by_default=True, reads_play=False)
 """This game's opponent model for ``belief=inferred`` (how it was chosen: docs/beliefs.md)."""
 
 SUIT_LETTERS = "cdhs"
