@@ -69,7 +69,8 @@ _BELIEF = {
                                   "Kozel); 0 uses the game's default", 0, 10000, cap="max_worlds"),
     "belief_reads_play": ParamSpec(str, "auto", "whether the opponent model of belief=inferred weighs the "
                                    "card play or only the actions outside it (auto: the game's model; "
-                                   "Koetsieren's reads only trump and bids)", choices=("auto", "yes", "no")),
+                                   "Koetsieren's reads only trump and bids; in Kozel the molodka answers "
+                                   "are outside the play)", choices=("auto", "yes", "no")),
     "belief_score_weight": ParamSpec(float, GAME_MODEL, "opponent model of belief=inferred: weight of "
                                      "the heuristic's score of an action (-1 uses the game's model)",
                                      GAME_MODEL, MAX_MODEL_WEIGHT),

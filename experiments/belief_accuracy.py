@@ -86,12 +86,14 @@ def _place_counts(game, worlds, hidden, true_places):
 
 def measure_position(game, true_state, seat, view, particles: int, temperature: float, seed: int,
                      model: OpponentModel | None = None) -> dict:
-    """The log-likelihood gain of one position (see the module doc); ``model``
-    replaces the game's opponent model."""
+    """The log-likelihood gain of one position (see the module doc); ``model``'s
+    weights and temperature replace the game's (whether the model reads the
+    card play stays the game's, as for an agent given the same model file)."""
     rebuilt = game.state_from_view(view, seed=seed)
     script = rebuilt.game.replay_script(view)
     if model is not None and script is not None:
-        script = replace(script, model=model)
+        script = replace(script, model=replace(script.model, score_weight=model.score_weight,
+                                               best_weight=model.best_weight, temperature=model.temperature))
     rng = make_rng(derive_seed(seed, 1))
     uniform = []
     for _ in range(particles):

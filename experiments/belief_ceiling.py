@@ -9,7 +9,9 @@ seat's hard-information worlds (every one agrees with the whole public
 history), replays the history in each, and scores every action of another
 seat three ways:
 
-- ``model``: the game's opponent model (the belief's own likelihood);
+- ``model``: the game's opponent model's weights, on every action (the
+  belief's own likelihood where the model reads the card play; Koetsieren's
+  belief weighs only the trump and the bids);
 - ``searcher``: the mean share of visits the action got in ``searches``
   ISMCTS searches of the opponents' budget, from the mover's view in that
   world (the searcher's policy, smoothed: a searcher whose visits give an

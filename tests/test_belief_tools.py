@@ -226,6 +226,20 @@ def test_the_accuracy_experiment_measures_a_model_file(tmp_path):
         load_model(tmp_path / "bad.json")
 
 
+def test_a_model_file_of_the_games_own_weights_measures_as_the_game(tmp_path):
+    """A model file brings weights and a temperature; whether the model reads the card
+    play stays the game's (Koetsieren's does not), as for ``ismcts:@FILE``."""
+    from slagwerk.engine.koetsieren.replay import MODEL
+    from slagwerk.experiments.belief_model import load_model, save_model
+
+    save_model(tmp_path / "own.json", {"score_weight": MODEL.score_weight, "best_weight": MODEL.best_weight},
+               temperature=MODEL.temperature)
+    own = run("koetsieren", tmp_path / "own", count=6, particles=16, seed=3,
+              model=load_model(tmp_path / "own.json"))
+    stored = run("koetsieren", tmp_path / "stored", count=6, particles=16, seed=3)
+    assert [row["mean_gain"] for row in own["summary"]] == [row["mean_gain"] for row in stored["summary"]]
+
+
 def test_a_weight_fitted_below_zero_is_written_as_zero(tmp_path):
     """The agents take weights of at least 0: the file of a fit that went below 0
     still loads and plays."""
