@@ -148,8 +148,8 @@ def test_a_model_file_brings_its_own_weights_to_the_search(tmp_path):
 
 def test_an_agent_chooses_whether_its_model_reads_the_card_play():
     """``belief_reads_play=no`` weighs only the actions outside the card play: in
-    Coins, where every action is a card played, every agreeing world then
-    weighs the same; ``yes`` (Coins' own model) concentrates them."""
+    Coins, where every action is a card played (as in Aluette), every agreeing
+    world then weighs the same; ``yes`` (Coins' own model) concentrates them."""
     from slagwerk.agents import make
 
     game, view = _coins_view()

@@ -236,7 +236,7 @@ def _weighed_in_python(game, world, seat, script, betas, reads_play: bool, seed:
     return float("-inf")
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("name", ["koetsieren", "kozel"])  # Coins: tests/test_belief_tools.py
 def test_a_model_that_skips_the_play_weighs_only_the_actions_outside_it(name):
     """docs/beliefs.md: Koetsieren's model reads the trump and the bids, not the card
     play (``OpponentModel.reads_play``). The kernel's log weight of a world is the
@@ -263,8 +263,6 @@ def test_a_model_that_skips_the_play_weighs_only_the_actions_outside_it(name):
         differ += weights[True] != weights[False]
         outside_play += weights[False] not in (0.0, float("-inf"))
     assert differ >= 10, differ
-    if name in ("coins", "aluette"):  # every action is a card played
-        assert outside_play == 0
     if name == "kozel":  # molodka answers
         assert outside_play > 0
     if name == "koetsieren":  # trump and bids
