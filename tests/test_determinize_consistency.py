@@ -82,19 +82,24 @@ def _rebuilt_views(game, count: int, seed: int):
         yield number, seat, view, rebuilt, rebuilt.game.replay_script(view)
 
 
+def _dealt_from(game, world, script, rng):
+    """The deal's start dealt each deal rebuilt from ``world``, up to
+    :data:`DEAL_TRIES` tries, as the belief's replay tries them."""
+    for _ in range(DEAL_TRIES):
+        deal = np.zeros(game.kernels.DEAL_SIZE, dtype=np.int64)
+        if game.kernels.deal_from_world(world, script.template, rng, deal):
+            replay = State(game, script.start.copy())
+            replay.deal(deal)
+            yield replay
+
+
 def _replayed_view(game, view, world):
     """The seat's view after replaying its history in a deal that dealt ``world``
     (as :func:`slagwerk.search.belief.replay_world` does, in Python); None if no
     deal rebuilt from the world (a few tries) replays the history."""
     script = game.replay_script(view)
     kernels = game.kernels
-    rng = make_rng(1)
-    for _ in range(DEAL_TRIES):
-        deal = np.zeros(kernels.DEAL_SIZE, dtype=np.int64)
-        if not kernels.deal_from_world(world, script.template, rng, deal):
-            continue
-        replay = State(game, script.start.copy())
-        replay.deal(deal)
+    for replay in _dealt_from(game, world, script, make_rng(1)):
         for seat, key in zip(script.seats, script.keys):
             if replay.to_move != seat:
                 break
@@ -214,12 +219,7 @@ def _weighed_in_python(game, world, seat, script, betas, reads_play: bool, seed:
     kernels = game.kernels
     rng = make_rng(seed)
     scores = np.empty(kernels.MAX_ACTIONS)
-    for _ in range(DEAL_TRIES):
-        deal = np.zeros(kernels.DEAL_SIZE, dtype=np.int64)
-        if not kernels.deal_from_world(world, script.template, rng, deal):
-            continue
-        replay = State(game, script.start.copy())
-        replay.deal(deal)
+    for replay in _dealt_from(game, world, script, rng):
         total = 0.0
         for mover, key in zip(script.seats.tolist(), script.keys.tolist()):
             action = int(kernels.history_action(world, replay.array, key)) \
