@@ -9,6 +9,7 @@ answers ``GET /v1/info`` and every ``act`` with the first legal action.
 import argparse
 import json
 import os
+import socket
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 HELLO = {"protocol": "slagwerk-bot", "version": 1,
@@ -50,7 +51,11 @@ def main():
             answered[0] += 1
             last = args.acts is not None and answered[0] >= args.acts
             if last:
-                self.server.socket.close()  # no new connection is accepted any more
+                # No new connection is accepted any more. close() alone is not enough: the
+                # main thread's poll() keeps the socket listening until it wakes, and a
+                # connection taken into the backlog meanwhile would be reset, not refused.
+                self.server.socket.shutdown(socket.SHUT_RDWR)
+                self.server.socket.close()
             self._send({"id": request["id"], "action": request["view"]["legal_actions"][0]}, last)
             if last:
                 os._exit(0)  # gone: its other connections are closed

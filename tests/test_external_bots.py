@@ -23,6 +23,7 @@ from registry_guard import own_registry  # noqa: F401 (autouse: every test here)
 
 from paths import REPO
 from slagwerk.agents import AGENTS, external, make, plugins
+from slagwerk.agents.warmup import ensure_compiled
 from slagwerk.cli import main
 from slagwerk.engine import GAME_NAMES, contract, make_game
 from slagwerk.engine.bits import make_rng
@@ -154,7 +155,9 @@ def test_the_example_program_and_the_example_plugin_answer_alike():
 
 @pytest.mark.parametrize("kind", ["crash", "hang", "illegal", "garbage", "error", "wrong-id"])
 def test_a_misbehaving_bot_answer_is_a_fault_that_restarts_it(kind):
-    external.register_bots([bot_option("bad", MISBEHAVING_BOT, kind)], timeout=0.5)
+    # only the hanging bot meets the time limit: the others' answers may be slow under load
+    timeout = 0.5 if kind == "hang" else 30
+    external.register_bots([bot_option("bad", MISBEHAVING_BOT, kind)], timeout=timeout)
     state = make_game("coins").new_match(seed=1)
     agent = make("bad", state.game, seed=1)
     expected = {"crash": "exited", "hang": "did not answer within 0.5 s",
@@ -167,9 +170,10 @@ def test_a_misbehaving_bot_answer_is_a_fault_that_restarts_it(kind):
         assert getattr(external._CLIENTS.get("bad"), "proc", None) is None  # its process was ended
 
 
-def test_at_the_end_a_bot_program_sees_its_input_end_and_may_exit(tmp_path):
+def test_at_the_end_a_bot_program_sees_its_input_end_and_may_exit(tmp_path, monkeypatch):
     """docs/protocol.md: the end of standard input tells a bot to exit, so a bot that
     flushes its logs then keeps them; it is killed only if it stays (after a fault, at once)."""
+    monkeypatch.setattr(external, "QUIT_GRACE_S", 30)  # it exits at once; a loaded machine may be slow
     bots = external.register_bots([bot_option("bye", MISBEHAVING_BOT, "farewell")])
     external.install_all(external.keep_stderr_in(bots, tmp_path))  # as a tournament does
     state = make_game("coins").new_match(seed=1)
@@ -208,11 +212,11 @@ def test_misbehaving_bots_lose_by_forfeit_and_the_tournament_ranks_everyone(tmp_
     agents = (*kinds, "random", "heuristic")
     game = make_game("koetsieren", players=2)
     config = TournamentConfig("koetsieren", agents, deals=deals_covering(len(agents), game), seed=2,
-                              options=(("players", 2),), move_time=0.3, bootstrap=20)
+                              options=(("players", 2),), move_time=1.0, bootstrap=20)
     result = run_tournament(config, tmp_path / "run", jobs=2, progress=False)
     lines = comparable(tmp_path / "run")
     assert result.games == len(lines) and {row.agent for row in result.ratings.ranking} == set(agents)
-    reasons = {"crash": "exited", "hang": "no move within the time limit of 0.3 s",
+    reasons = {"crash": "exited", "hang": "no move within the time limit of 1 s",
                "illegal": "which is not a legal action", "garbage": "which is not JSON"}
     for line in lines:
         bad = [seat for seat, label in enumerate(line["agents"]) if label in kinds]
@@ -354,7 +358,7 @@ def test_an_http_bot_whose_server_closes_idle_connections_plays_on():
         agent = make("idle", state.game, seed=1)
         view = state.view(state.to_move)
         first = agent.act(view)
-        time.sleep(0.6)  # the server has closed the connection by now
+        time.sleep(1.5)  # the server has closed the connection by now (0.2 s idle, with room for load)
         assert agent.act(view) == first == view["legal_actions"][0]
 
 
@@ -377,8 +381,7 @@ def test_a_tournament_stops_when_its_http_bot_goes_away_and_resumes_when_it_is_b
                        f"{folder} --bot {bot}")
     stopped = comparable(folder)
     # The worker that meets the bot gone between two requests stops the run. With two, the
-    # other may have had a request out, which the bot dropped (and, racing the server's end,
-    # one more connection accepted but never served): those games are its forfeits.
+    # other may have had a request out, which the bot dropped: those games are its forfeits.
     lost = {line["index"] for line in stopped if line["forfeit"]}
     assert 0 < len(stopped) < 18 and len(lost) <= 2 * (jobs - 1)
     dropped = re.compile(rf"at {re.escape(url)}: (Connection\w*Error|RemoteDisconnected|BrokenPipeError)")
@@ -653,6 +656,8 @@ def test_a_worker_loads_installed_plugins_without_repeating_their_warnings(monke
     monkeypatch.syspath_prepend(str(EXAMPLES))
     monkeypatch.setattr(plugins, "_ENTRY_POINTS_LOADED", False)  # as in a fresh worker process
     setup = runner.GameSetup("coins", (), ("first-legal", "random"), seed=1, plugins=(), bots=())
+    ensure_compiled(["coins"])  # its notice, if another test process compiles coins meanwhile
+    capsys.readouterr()
     [line] = runner._play_many(setup, schedule([(0, 1, 1)], 1)[:1])
     assert line["forfeit"] is None and capsys.readouterr().err == ""
     monkeypatch.setattr(plugins, "_ENTRY_POINTS_LOADED", False)  # a command warns, though

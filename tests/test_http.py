@@ -154,6 +154,7 @@ def test_a_request_over_the_time_limit_is_stopped_and_the_server_recovers(server
 
 
 def test_a_worker_that_dies_costs_one_answer_not_the_server(server):
+    assert _until_served(server)[0] == 200  # coins is loaded: the answer lost is the request's
     worker = server.pool.idle.get(timeout=RECOVERY_S)
     worker.proc.kill()
     worker.proc.wait()

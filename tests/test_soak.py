@@ -109,7 +109,10 @@ def _slow_client(port: int, head: bytes, drip: bytes) -> float:
 def served():
     server = subprocess.Popen(
         [sys.executable, "-m", "slagwerk", "serve", "--port", "0", "--workers", "2",
-         "--client-timeout", str(CLIENT_TIMEOUT_S)],
+         "--client-timeout", str(CLIENT_TIMEOUT_S),
+         # the limit also bounds the wait for a free worker, and the first batch queues
+         # behind both workers loading every game: this test is not about time limits
+         "--time-limit-ms", "300000"],
         stderr=subprocess.PIPE, text=True)
     try:
         started = time.monotonic()

@@ -123,7 +123,9 @@ def test_faulty_agents_forfeit_and_the_tournament_goes_on(faulty_agents, tmp_pat
                               deals=8, seed=2, move_time=0.3, bootstrap=50)
     start = time.monotonic()
     result = run_tournament(config, tmp_path / "faults", jobs=1, progress=False)
-    assert time.monotonic() - start < 20  # the sleeper was cut off at the limit, not waited for
+    # the sleeper was cut off at the limit, not waited for (30 s a move); the bound leaves
+    # room for a loaded machine
+    assert time.monotonic() - start < 60
     errors = {fault["agent"]: fault["error"] for fault in result.forfeits}
     assert errors["test-crasher"] == "RuntimeError: boom"
     assert "time limit of 0.3 s" in errors["test-sleeper"]
