@@ -339,3 +339,31 @@ def test_uniform_agents_search_only_worlds_that_agree_with_the_history(name, mon
                 f"{name}: a searched world disagrees"
             checked += 1
     assert exact or checked >= 300
+
+
+def test_koetsieren_worlds_deal_each_played_card_from_its_slot():
+    """docs/rules.md §2.7: everyone saw which slot each card was played from, so every
+    deal rebuilt for a belief's replay put it there, as the true deal did; a view
+    that leaves the hands' ``played`` out gives each seat's played cards to its
+    emptied slots in some order."""
+    game = make_game("koetsieren")
+    rng = make_rng(5)
+    checked = 0
+    for number, (state, seat) in enumerate(_positions(game, 300, seed=29), start=1):
+        view = state.view(seat)
+        truth = state.deals[-1].vector
+        slotless = dict(view, hands=[{k: v for k, v in h.items() if k != "played"} for h in view["hands"]])
+        for shown, exact in ((view, True), (slotless, False)):
+            world = game.state_from_view(shown, seed=number).array.copy()
+            game.kernels.determinize(world, seat, rng)
+            script = game.replay_script(shown)
+            deal = next(_dealt_from(game, world, script, rng)).deals[-1].vector
+            for owner in range(game.n_players):
+                emptied = [owner * 5 + s for s in range(5) if view["hands"][owner]["played"].get(
+                    game.kernels.SLOT_NAMES[s]) is not None]
+                if exact:
+                    assert [deal[at] for at in emptied] == [truth[at] for at in emptied]
+                    checked += len(emptied)
+                else:
+                    assert sorted(deal[at] for at in emptied) == sorted(truth[at] for at in emptied)
+    assert checked >= 500

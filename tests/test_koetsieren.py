@@ -12,6 +12,7 @@ from paths import EXAMPLES
 from slagwerk.engine import (
     IllegalActionError,
     InvalidRecordError,
+    InvalidViewError,
     OptionError,
     make_game,
 )
@@ -19,6 +20,7 @@ from slagwerk.engine.bits import make_rng
 from slagwerk.engine.cards import KOETSIEREN_DECK
 from slagwerk.engine.koetsieren import kernels as K
 from slagwerk.engine.koetsieren import pure
+from slagwerk.engine.koetsieren.observation import OBSERVATION_SIZE, SLOT_WIDTH, SLOTS_AT, C, observe
 from slagwerk.engine.records import load_record, replay
 from slagwerk.engine.state import TOTALS
 
@@ -201,10 +203,12 @@ def test_a_seat_names_its_own_forehead_cards_by_slot():
     state = load_record(example_record(EXAMPLE_BIDS))
     assert state.to_move == 1
     view = state.view(1)
-    assert view["hands"][1] == {"table": ["Kc", "Jh"], "forehead": ["??", "??"], "hidden": "7h"}
+    assert view["hands"][1] == {"table": ["Kc", "Jh"], "forehead": ["??", "??"], "hidden": "7h",
+                                 "played": {}}
     assert view["legal_actions"] == ["Kc", "Jh", "F1", "F2", "7h"]
     # the other seats see B's forehead but not its hidden card
-    assert state.view(2)["hands"][1] == {"table": ["Kc", "Jh"], "forehead": ["9d", "8h"], "hidden": "??"}
+    assert state.view(2)["hands"][1] == {"table": ["Kc", "Jh"], "forehead": ["9d", "8h"], "hidden": "??",
+                                         "played": {}}
     assert state.game.action_text(state, K.SLOT_H, 2) == "H"
     for text in ("F1", "9d"):
         assert state.game.parse_action(state, text) == K.SLOT_F1
@@ -212,6 +216,9 @@ def test_a_seat_names_its_own_forehead_cards_by_slot():
     assert state.view(1)["trick"] == ["9d"]  # a played card is face up for all
     assert state.view(1)["history"][-1] == {"seat": 1, "action": "9d"}
     assert state.view(2)["hands"][1]["forehead"] == [None, "8h"]
+    # ... and so is the slot it came from, for every seat (the player itself learns its blind card)
+    for seat in range(4):
+        assert state.view(seat)["hands"][1]["played"] == {"F1": "9d"}
 
 
 def test_illegal_plays_name_the_slot_or_card():
@@ -396,3 +403,83 @@ def test_malformed_deals_are_record_errors(change, message):
     change(deal["hands"], deal)
     with pytest.raises(InvalidRecordError, match=message):
         load_record(record)
+
+
+# ------------------------------------------- which slot a card was played from
+
+def _after_two_tricks():
+    """The seed's example after its two tricks (tests above: ``EXAMPLE_SLOTS``)."""
+    return load_record(example_record(EXAMPLE_BIDS + EXAMPLE_TRICKS[0] + EXAMPLE_TRICKS[1]))
+
+
+def test_every_view_says_which_slot_each_card_came_from():
+    """docs/rules.md §2.7: everyone sees which slot a card is played from, so every
+    seat's view names it in the hand's ``played``, its own blind forehead plays too;
+    a state rebuilt from the view keeps it."""
+    state = _after_two_tricks()
+    expected = [{"F1": "7d", "F2": "7c"}, {"F1": "9d", "F2": "8h"}, {"F1": "Ah", "F2": "Th"},
+                {"T1": "Qs", "F1": "Ad"}]
+    for seat in range(4):
+        view = state.view(seat)
+        assert [hand["played"] for hand in view["hands"]] == expected
+        rebuilt = state.game.state_from_view(view, seed=seat).view(seat)
+        assert rebuilt["hands"] == view["hands"]
+
+
+def test_a_view_may_leave_out_the_played_slots():
+    """A view without a hand's ``played`` (views before it existed) is still read; the
+    rebuilt state then does not know those slots, and its view leaves them out too."""
+    state = _after_two_tricks()
+    view = state.view(1)
+    view["hands"][3].pop("played")
+    rebuilt = state.game.state_from_view(view).view(1)
+    assert "played" not in rebuilt["hands"][3]
+    assert rebuilt["hands"][0]["played"] == view["hands"][0]["played"]
+    fresh = load_record(example_record(EXAMPLE_BIDS)).view(1)
+    for hand in fresh["hands"]:
+        hand.pop("played")
+    assert state.game.state_from_view(fresh).view(1)["hands"][0]["played"] == {}  # nothing played yet
+
+
+@pytest.mark.parametrize(
+    "played, message",
+    [
+        ({"T1": "Qs"}, r"hands\[3\]\.played must map each emptied slot \(T1 F1\)"),
+        ({"T1": "Qs", "F1": "Ad", "H": "Js"}, r"must map each emptied slot \(T1 F1\)"),
+        (["Qs", "Ad"], r"must map each emptied slot"),
+        ({"T1": "Qs", "F1": "Xx"}, r"hands\[3\]\.played\.F1: unknown card 'Xx'"),
+        ({"T1": "Qs", "F1": "Js"}, r"hands\[3\]\.played\.F1 is Js, which is not in 'trick' or 'played'"),
+        ({"T1": "Qs", "F1": "Qs"}, r"F1 is Qs, already played from hands\[3\]\.played\.T1"),
+        ({"T1": "Qs", "F1": "7d"}, r"hands\[3\]\.played\.F1 is 7d, already played from hands\[0\]"),
+    ],
+)
+def test_a_wrong_played_slot_is_a_one_line_error(played, message):
+    """Each way a hand's ``played`` can be wrong is named in one line."""
+    view = _after_two_tricks().view(1)
+    view["hands"][3]["played"] = played
+    with pytest.raises(InvalidViewError, match=message):
+        make_game("koetsieren").state_from_view(view)
+
+
+def test_played_slots_must_hold_what_the_history_shows_the_seat_playing():
+    """The history names the cards each seat played; its ``played`` must hold them."""
+    view = _after_two_tricks().view(1)
+    view["hands"][0]["played"], view["hands"][3]["played"] = (
+        {"F1": "7d", "F2": "Ad"}, {"T1": "Qs", "F1": "7c"})
+    with pytest.raises(InvalidViewError, match=r"history entry 11: seat 3 played Ad, which is not in "
+                                               r"hands\[3\]\.played"):
+        make_game("koetsieren").state_from_view(view)
+
+
+def test_the_observation_shows_the_card_each_emptied_slot_played():
+    """docs/rules.md §2.7, docs/envs.md: an emptied slot shows the card played from it,
+    for every seat, without the 'holds a card' bit."""
+    state = _after_two_tricks()
+    out = np.zeros(OBSERVATION_SIZE)
+    for seat in range(4):
+        observe(state.array, seat, out)
+        r = (3 - seat) % 4  # seat 3's relative place
+        for slot, text in ((K.SLOT_T1, "Qs"), (K.SLOT_F1, "Ad")):
+            at = SLOTS_AT + (r * K.SLOTS_PER_SEAT + slot) * SLOT_WIDTH
+            assert list(np.flatnonzero(out[at : at + C])) == [card(text)]
+            assert out[at + C] == 0.0

@@ -3,7 +3,8 @@
 Inverted visibility: a seat sees everyone's table cards, the *other* seats'
 forehead cards and its own hidden card. Its view writes ``??`` for its own
 forehead cards and the others' hidden cards, and ``null`` for a slot whose
-card has been played.
+card has been played; a hand's ``played`` says which card was played from
+which slot (everyone saw it, docs/rules.md §2.7).
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ from .replay import replay_script as _replay_script
 
 VIEW_KEYS = COMMON_KEYS + ("trump_maker", "trump", "bids", "tricks_won", "hands", "trick", "played")
 HAND_KEYS = ("table", "forehead", "hidden")
+VIEW_HAND_KEYS = (*HAND_KEYS, "played")
+"""A view's hand: the record's three keys, then ``played`` (may be left out, see
+:func:`_read_played_from`)."""
 SUIT_LETTERS = KOETSIEREN_DECK.suits
 # The view's and the record's form of a seat's five slots, in slot order.
 SLOT_PLACES = (("table", 0), ("table", 1), ("forehead", 0), ("forehead", 1), ("hidden", None))
@@ -63,6 +67,7 @@ class _KoetsierenView(ViewParts):
     bids: list[int | None]
     tricks_won: list[int]
     slots: dict  # {(seat, slot name): card, -1 for '??', None for played}
+    played_from: dict  # {(seat, slot name): card played from it}, where the view says
     trick: list[int]
     played: list[int]
 
@@ -227,15 +232,22 @@ class Koetsieren(Game):
 
     def _seen_hand(self, arr, seat: int, owner: int) -> dict:
         texts = []
+        played = {}
         for slot in range(K.SLOTS_PER_SEAT):
-            card = int(arr[K.SLOTS + owner * K.SLOTS_PER_SEAT + slot])
+            at = owner * K.SLOTS_PER_SEAT + slot
+            card = int(arr[K.SLOTS + at])
             if card == K.EMPTY_SLOT:
                 texts.append(None)
+                played[K.SLOT_NAMES[slot]] = int(arr[K.PLAYED_FROM + at])
             elif can_see(seat, owner, slot):
                 texts.append(self.deck.name(card))
             else:
                 texts.append(UNKNOWN_CARD)
-        return {"table": texts[0:2], "forehead": texts[2:4], "hidden": texts[4]}
+        hand = {"table": texts[0:2], "forehead": texts[2:4], "hidden": texts[4]}
+        # Left out where a state rebuilt from a view that did not say has no record of it.
+        if K.EMPTY_SLOT not in played.values():
+            hand["played"] = {name: self.deck.name(card) for name, card in played.items()}
+        return hand
 
     def _read_view(self, view: dict) -> _KoetsierenView:
         n = self.n_players
@@ -306,6 +318,8 @@ class Koetsieren(Game):
             holds = sum(slots[t, name] is not None for name in K.SLOT_NAMES)
             if holds != should_hold:
                 raise InvalidViewError(f"seat {t} should hold {should_hold} cards at this point, not {holds}")
+        played_from = _read_played_from(self.deck, view["hands"], slots, set(trick) | set(played),
+                                         view["history"])
         penalties = [abs(b - w) for b, w in zip(bids, tricks_won)] if deal_over else [0] * n
         if view["deal_points"] != penalties:
             raise InvalidViewError(f"deal_points {view['deal_points']!r} should be {penalties!r}")
@@ -314,7 +328,8 @@ class Koetsieren(Game):
         # Ruling: every seat sharing the highest total loses.
         outcome = [0 if v == max(totals) else 2 for v in totals] if match_over else None
         return _KoetsierenView(phase=phase, outcome=outcome, maker=maker, trump=trump, bids=bids,
-                               tricks_won=tricks_won, slots=slots, trick=trick, played=played)
+                               tricks_won=tricks_won, slots=slots, played_from=played_from, trick=trick,
+                               played=played)
 
     def _write_view(self, array: np.ndarray, view: dict, parts: _KoetsierenView, seed: int) -> None:
         n, slots, trick, played = self.n_players, dict(parts.slots), parts.trick, parts.played
@@ -330,6 +345,9 @@ class Koetsieren(Game):
                 array[K.SLOTS + t * K.SLOTS_PER_SEAT + slot] = K.EMPTY_SLOT if card is None else card
                 if card is not None:
                     array[K.LIVE + t] |= 1 << slot
+                origin = parts.played_from.get((t, name))
+                if origin is not None:
+                    array[K.PLAYED_FROM + t * K.SLOTS_PER_SEAT + slot] = origin
         array[K.UNDEALT] = sum(1 << c for c in unknown[len(blind) :])
         write_trick(array, trick, played, K.TRICK, K.N_IN_TRICK, K.GONE)
         array[K.TRUMP] = K.NO_TRUMP if parts.trump is None else SUIT_LETTERS.index(parts.trump)
@@ -413,9 +431,10 @@ def _read_view_hands(deck, hands, n: int, seat: int) -> dict:
         raise InvalidViewError(f"view field 'hands' must list {n} hands, not {brief(hands)}")
     slots = {}
     for owner, hand in enumerate(hands):
-        if not isinstance(hand, dict) or set(hand) != set(HAND_KEYS):
+        if not isinstance(hand, dict) or not set(HAND_KEYS) <= set(hand) <= set(VIEW_HAND_KEYS):
             raise InvalidViewError(
-                f"hands[{owner}] must be an object with 'table', 'forehead' and 'hidden', not {brief(hand)}"
+                f"hands[{owner}] must be an object with 'table', 'forehead', 'hidden' and 'played' "
+                f"(may be left out), not {brief(hand)}"
             )
         for slot, (key, index) in enumerate(SLOT_PLACES):
             value = hand[key]
@@ -441,3 +460,53 @@ def _read_view_hands(deck, hands, n: int, seat: int) -> dict:
                 except CardError as err:
                     raise InvalidViewError(f"{where}: {err}") from None
     return slots
+
+
+def _read_played_from(deck, hands, slots: dict, gone: set[int], history) -> dict:
+    """``{(seat, slot name): card}`` from the hands' ``played``: the card played
+    from each emptied slot, which everyone saw (docs/rules.md §2.7).
+
+    A hand may leave ``played`` out (views of protocol version 1 before it
+    existed): its played slots are then unknown, and a belief tries every
+    order. Where given, it must name exactly the hand's emptied slots, with
+    cards of ``trick`` or ``played``, each once, and hold every card the
+    history shows the seat playing.
+    """
+    origins: dict = {}
+    seen: dict[int, str] = {}
+    for owner, hand in enumerate(hands):
+        if "played" not in hand:
+            continue
+        given = hand["played"]
+        emptied = [name for name in K.SLOT_NAMES if slots[owner, name] is None]
+        if not isinstance(given, dict) or sorted(given, key=str) != sorted(emptied):
+            raise InvalidViewError(
+                f"hands[{owner}].played must map each emptied slot ({' '.join(emptied) or 'none'}) "
+                f"to the card played from it, not {brief(given)}"
+            )
+        for name in emptied:
+            where = f"hands[{owner}].played.{name}"
+            try:
+                card = deck.parse(given[name])
+            except CardError as err:
+                raise InvalidViewError(f"{where}: {err}") from None
+            if card not in gone:
+                raise InvalidViewError(f"{where} is {deck.name(card)}, which is not in 'trick' or 'played'")
+            if card in seen:
+                raise InvalidViewError(f"{where} is {deck.name(card)}, already played from {seen[card]}")
+            seen[card] = where
+            origins[owner, name] = card
+    for i, item in enumerate(history):
+        seat, text = item["seat"], item["action"]
+        if "played" not in hands[seat] or text.startswith(("trump:", "bid:")) or text in K.SLOT_NAMES:
+            continue
+        try:
+            card = deck.parse(text)
+        except CardError as err:
+            raise InvalidViewError(f"history entry {i}: {err}") from None
+        if card not in {c for (t, _), c in origins.items() if t == seat}:
+            raise InvalidViewError(
+                f"history entry {i}: seat {seat} played {text}, which is not in hands[{seat}].played"
+            )
+    return origins
+

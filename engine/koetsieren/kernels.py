@@ -109,6 +109,7 @@ of the ``n`` players, then the ``32 - 5n`` undealt cards."""
 LAYOUT = build_layout(
     [
         ("slots", N_SEATS * SLOTS_PER_SEAT),  # card per slot, EMPTY_SLOT once played
+        ("played_from", N_SEATS * SLOTS_PER_SEAT),  # card played from each slot this deal (public)
         ("live", N_SEATS),  # per seat, bit k set while slot k still holds a card
         ("undealt", 1),  # mask of the cards not dealt this deal (nobody sees them)
         ("gone", 1),  # mask of every card played this deal (public)
@@ -124,6 +125,7 @@ LAYOUT = build_layout(
 )
 STATE_SIZE = LAYOUT.size
 SLOTS = LAYOUT.offset["slots"]
+PLAYED_FROM = LAYOUT.offset["played_from"]
 LIVE = LAYOUT.offset["live"]
 UNDEALT = LAYOUT.offset["undealt"]
 GONE = LAYOUT.offset["gone"]
@@ -214,6 +216,7 @@ def init_match(state, options):
     init_header(state, GAME_ID, options[0], options[1])
     for i in range(N_SEATS * SLOTS_PER_SEAT):
         state[SLOTS + i] = EMPTY_SLOT
+        state[PLAYED_FROM + i] = EMPTY_SLOT
     state[TRUMP] = NO_TRUMP
     for s in range(N_SEATS):
         state[BIDS + s] = NO_BID
@@ -253,6 +256,7 @@ def apply_deal(state, deal):
             dealt |= bit(deal[i])
         else:
             state[SLOTS + i] = EMPTY_SLOT
+        state[PLAYED_FROM + i] = EMPTY_SLOT
     state[UNDEALT] = np.int64(ALL_CARDS & ~dealt)
     state[GONE] = 0
     state[TRUMP] = NO_TRUMP
@@ -362,6 +366,7 @@ def _play_slot(state, seat, slot, n):
     at = SLOTS + seat * SLOTS_PER_SEAT + slot
     card = state[at]
     state[at] = EMPTY_SLOT
+    state[PLAYED_FROM + seat * SLOTS_PER_SEAT + slot] = card
     state[LIVE + seat] &= ~(1 << slot)
     state[GONE] = np.int64(np.uint64(state[GONE]) | bit(card))
     k = state[N_IN_TRICK]
@@ -808,8 +813,9 @@ def action_scores(state, rng, actions, n, out):
 # ------------------------------------------------------------ belief replay
 
 CARD_KEY = 64
-"""A replayed play is written ``CARD_KEY + card`` (:func:`history_action`): a view
-names the card another seat played, not the slot it came from."""
+"""A replayed play is written ``CARD_KEY + card`` (:func:`history_action`): a view's
+history names the card another seat played; the slot it came from is in the
+seat's ``played`` (the state's ``PLAYED_FROM``)."""
 
 
 @njit(cache=True)
@@ -834,22 +840,46 @@ def deal_from_world(world, template, rng, out):
     ``template`` is int64[2 * N_SEATS * SLOTS_PER_SEAT]: first, per slot of the
     deal, -1 for a slot that still holds its card (taken from ``world``) and
     -2 for a played one; then, per seat, the cards it has played (-1 after
-    them). A view does not say which slot a played card came from, so each
-    seat's played cards go to its played slots in a random order. False if
-    the counts disagree.
+    them). A played card goes back to the slot ``world`` says it was played
+    from (public, docs/rules.md §2.7); where ``world`` does not say (a view
+    that leaves out a hand's ``played``), a seat's remaining played cards go
+    to its remaining played slots in a random order. False if the counts
+    disagree.
     """
     n = world[N_PLAYERS]
     size = N_SEATS * SLOTS_PER_SEAT
     dealt = ZERO
+    played = np.empty(SLOTS_PER_SEAT, np.int64)
     for seat in range(n):
-        played = np.empty(SLOTS_PER_SEAT, np.int64)
         count = 0
         for k in range(SLOTS_PER_SEAT):
             card = template[size + seat * SLOTS_PER_SEAT + k]
             if card >= 0:
                 played[count] = card
                 count += 1
-        for k in range(count - 1, 0, -1):  # shuffle the played cards
+        unplaced = 0
+        for slot in range(SLOTS_PER_SEAT):
+            at = seat * SLOTS_PER_SEAT + slot
+            if template[at] != -2:
+                out[at] = world[SLOTS + at]
+                if out[at] == EMPTY_SLOT:
+                    return False
+                continue
+            card = world[PLAYED_FROM + at]
+            out[at] = card
+            if card == EMPTY_SLOT:
+                unplaced += 1
+                continue
+            k = 0
+            while k < count and played[k] != card:
+                k += 1
+            if k == count:
+                return False
+            count -= 1
+            played[k] = played[count]
+        if unplaced != count:
+            return False
+        for k in range(count - 1, 0, -1):  # shuffle the played cards of unknown slots
             j = rand_below(rng, k + 1)
             tmp = played[k]
             played[k] = played[j]
@@ -857,18 +887,10 @@ def deal_from_world(world, template, rng, out):
         used = 0
         for slot in range(SLOTS_PER_SEAT):
             at = seat * SLOTS_PER_SEAT + slot
-            if template[at] == -2:
-                if used >= count:
-                    return False
+            if out[at] == EMPTY_SLOT:
                 out[at] = played[used]
                 used += 1
-            else:
-                out[at] = world[SLOTS + at]
-                if out[at] == EMPTY_SLOT:
-                    return False
             dealt |= bit(out[at])
-        if used != count:
-            return False
     rest = ALL_CARDS & ~dealt
     for i in range(n * SLOTS_PER_SEAT, DECK_SIZE):
         if rest == ZERO:

@@ -5,7 +5,8 @@ engine's action: ``0..4`` play slot ``T1 T2 F1 F2 H``, ``5..8`` name trump
 ``c d h s``, ``9..14`` bid ``0..5``. The encoding has room for six seats;
 seats beyond the match's players stay zero. A slot the seat cannot see (its
 own forehead cards, the others' hidden cards) shows only that it still holds
-a card (docs/rules.md §2.2).
+a card (docs/rules.md §2.2); an emptied slot shows the card played from it
+(§2.7).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ N = K.N_SEATS
 C = K.DECK_SIZE
 SLOTS = K.SLOTS_PER_SEAT
 SLOT_WIDTH = C + 1
-"""A slot: the card's one-hot (when the seat sees it), then 1 while it holds a card."""
+"""A slot: the card's one-hot (when the seat sees it, or once it is played: the card
+played from it), then 1 while it holds a card."""
 OBSERVATION_PARTS = (
     ("slots", N * SLOTS * SLOT_WIDTH),  # by relative seat, slots T1 T2 F1 F2 H
     ("present", N),  # 1 for the relative seats in the match
@@ -73,9 +75,12 @@ def observe(state, seat, out):
         out[PRESENT_AT + r] = 1.0
         for slot in range(SLOTS):
             card = K.slot_card(state, t, slot)
-            if card == K.EMPTY_SLOT:
-                continue
             at = SLOTS_AT + (r * SLOTS + slot) * SLOT_WIDTH
+            if card == K.EMPTY_SLOT:
+                played = state[K.PLAYED_FROM + t * SLOTS + slot]  # seen by all (docs/rules.md §2.7)
+                if played != K.EMPTY_SLOT:
+                    out[at + played] = 1.0
+                continue
             out[at + C] = 1.0
             if slot == K.SLOT_H:
                 visible = t == seat
