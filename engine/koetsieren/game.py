@@ -466,11 +466,11 @@ def _read_played_from(deck, hands, slots: dict, gone: set[int], history) -> dict
     """``{(seat, slot name): card}`` from the hands' ``played``: the card played
     from each emptied slot, which everyone saw (docs/rules.md §2.7).
 
-    A hand may leave ``played`` out (views of protocol version 1 before it
-    existed): its played slots are then unknown, and a belief tries every
-    order. Where given, it must name exactly the hand's emptied slots, with
-    cards of ``trick`` or ``played``, each once, and hold every card the
-    history shows the seat playing.
+    A hand may leave ``played`` out (views written before it existed): its
+    played slots are then unknown, and a belief tries every order. Where
+    given, it must name exactly the hand's emptied slots, with cards of
+    ``trick`` or ``played``, each once, and hold every card the history shows
+    the seat playing.
     """
     origins: dict = {}
     seen: dict[int, str] = {}
@@ -509,4 +509,3 @@ def _read_played_from(deck, hands, slots: dict, gone: set[int], history) -> dict
                 f"history entry {i}: seat {seat} played {text}, which is not in hands[{seat}].played"
             )
     return origins
-
