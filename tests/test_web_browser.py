@@ -345,6 +345,34 @@ def test_the_hooked_bid_stands_greyed_out_and_says_why(server, browser):
     assert console_errors(browser) == []
 
 
+def test_koetsieren_shows_each_played_card_in_the_slot_it_left(server, browser):
+    """docs/rules.md §2.7: the whole table sees which slot a card is played from; the
+    page shows every played card, faded, in the slot it left (the view's ``played``),
+    the person's own blind forehead plays included, and nothing in a slot not yet played."""
+    query = [("game", "koetsieren"), ("seat", 0), ("agent", "heuristic"), ("agent", "heuristic"), ("seed", 7),
+             ("opt.players", 3)]
+    browser.get(f"http://127.0.0.1:{server.port}/?{urlencode(query)}")
+    chooser = random.Random(7)
+    for _ in range(40):
+        assert "match over" not in wait_for_turn(browser)
+        match = server.store.get(browser.get_cookie("slagwerk_session")["value"]).match
+        view = match.state.view(0)
+        played = {(seat, slot): card for seat, hand in enumerate(view["hands"])
+                  for slot, card in hand.get("played", {}).items()}
+        if len({seat for seat, _ in played}) == 3 and any(s == 0 and slot[0] == "F" for s, slot in played):
+            break
+        click_and_wait(browser, chooser.choice(browser.find_elements(By.CSS_SELECTOR, "[data-action]")))
+    else:
+        pytest.fail("no position in 40 moves where every seat had played and the person had played blind")
+    shown = {(int(node.get_attribute("data-seat")), slot.get_attribute("class").split("slot-")[1]):
+             slot.find_element(By.CSS_SELECTOR, "svg.card").get_attribute("data-card")
+             for node in browser.find_elements(By.CSS_SELECTOR, "#table .seat")
+             for slot in node.find_elements(By.CSS_SELECTOR, ".slot")
+             if slot.find_elements(By.CSS_SELECTOR, ".card-slot.played")}
+    assert shown == played
+    assert console_errors(browser) == []
+
+
 def test_aluette_shows_the_strength_of_every_card(server, browser):
     """docs/rules.md §4.3: Aluette's cards rank by a table, not by suit and rank; the page
     numbers each card by its class and lists the nineteen classes, strongest first."""

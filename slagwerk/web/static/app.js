@@ -245,6 +245,12 @@ function emptySlot(label) {
   return el("span", { class: "card-slot empty", title: "played" }, label || "");
 }
 
+// An emptied slot whose card everyone saw leave it (Koetsieren, docs/rules.md §2.7): the card, faded.
+function playedSlot(game, slot, card) {
+  return el("span", { class: "card-slot played", title: `${card} was played from ${slot}` },
+    cardPicture(game, card, ""));
+}
+
 // ------------------------------------------------------------ action texts
 
 // The cards of an action text as a seat saw it, or null for a non-play.
@@ -507,7 +513,10 @@ function koetsierenSlots(model, seat) {
   return cards.map((card, i) => {
     const slot = SLOT_NAMES[i];
     let node;
-    if (card === null) {
+    const played = base.played && base.played[slot];
+    if (card === null && played) {
+      node = playedSlot(model.game, slot, played);
+    } else if (card === null) {
       node = emptySlot(slot);
     } else {
       let action = null;
