@@ -6,7 +6,8 @@ with its kernels; legal actions round-trip through notation; deals are
 permutations of the deck; terminal states are terminal; the generic kernels
 compiled for the game play whole matches; ``determinize`` keeps every seat's
 information set; a view rebuilt with ``state_from_view`` shows the same
-thing; the heuristic plays a best action by its own ``action_scores``; and
+thing; where ``determinize`` agrees with the whole history, only the card
+play follows its start; the heuristic plays a best action by its own ``action_scores``; and
 a record replays to the same match. The test suite runs it for
 every game in the registry with each of its ``test_options``; a new game is
 checked the moment it is registered.
@@ -28,7 +29,15 @@ from .contract import REQUIRED_CONSTANTS, REQUIRED_KERNELS
 from .errors import InvalidViewError
 from .records import load_record, record_of, replay, replay_result
 from .registry import game_class, game_info, kernels_by_id
-from .state import COMMON_FIELDS, OBJECTIVE_DEAL, OBJECTIVE_MATCH, PHASE, PHASE_MATCH_OVER, TO_MOVE
+from .state import (
+    COMMON_FIELDS,
+    OBJECTIVE_DEAL,
+    OBJECTIVE_MATCH,
+    PHASE,
+    PHASE_MATCH_OVER,
+    PHASE_PLAY,
+    TO_MOVE,
+)
 
 
 @njit(cache=True)
@@ -131,6 +140,27 @@ def check_action_scores(game, state, rng_seed: int) -> None:
         f"but {int(legal[scores.argmax()])} scores {scores.max()}")
 
 
+def check_play_comes_last(game, seed: int) -> None:
+    """Where ``determinize`` agrees with the whole history, nothing but the card
+    play follows the play's start in a deal: a belief that does not read the
+    play stops replaying there (``SCORE_BEFORE_PLAY`` in search/belief.py)."""
+    if not game.info.determinize_uses_whole_history:
+        return
+    playing = [False]
+
+    def on_action(state):
+        if state.is_terminal or state.deal_pending:
+            playing[0] = False
+        elif state.array[PHASE] == PHASE_PLAY:
+            playing[0] = True
+        else:
+            assert not playing[0], (
+                f"{game.name}: an action of phase {int(state.array[PHASE])} follows the card play's start, "
+                f"but the game declares determinize_uses_whole_history")
+
+    _random_play(game, seed, on_action)
+
+
 def check_game(game, matches: int = 3, seed: int = 0) -> None:
     """Run every conformance check on ``game`` over ``matches`` seeded matches."""
     check_declaration(game.name)
@@ -146,6 +176,7 @@ def check_game(game, matches: int = 3, seed: int = 0) -> None:
                 visited.append(state.clone())
 
         state = _random_play(game, match_seed, on_action)
+        check_play_comes_last(game, match_seed)
         assert record_of(_random_play(game, match_seed)) == record_of(state), "same seed, same match"
 
         assert state.is_terminal and state.legal_actions() == []

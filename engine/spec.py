@@ -65,7 +65,10 @@ class GameInfo:
     determinize_uses_whole_history: bool = True
     """Every world of the game's ``determinize`` agrees with the deal's whole
     public history. False (Kozel: earlier tricks' molodka questions) has
-    ``belief=uniform`` keep only worlds in which the history replays."""
+    ``belief=uniform`` keep only worlds in which the history replays. True
+    also promises that nothing but the card play follows its start in a deal
+    (the conformance suite checks it): a belief that does not read the play
+    stops replaying where it begins."""
 
     def __post_init__(self):
         if not self.name.isidentifier() or self.name != self.name.lower():

@@ -29,7 +29,9 @@ to the state that waited for the deal and replays the deal's public history
   action, both weights fitted to real play and divided by a temperature.
   An infinite temperature gives hard information only; a model that does
   not read the card play (``OpponentModel.reads_play``, Koetsieren's) weighs
-  only the actions outside it. The heuristic reads
+  only the actions outside it, and where ``determinize`` already agrees with
+  the whole history the replay stops where the play begins
+  (:data:`SCORE_BEFORE_PLAY`). The heuristic reads
   only what the mover sees, so it is evaluated in each world. An action the
   searching seat saw only in part (a face-down discard) is the one made in
   the world drawn (the game's ``history_action``).
@@ -48,11 +50,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, types
+from numba.experimental import jitclass
 from numba.extending import overload
 
 from ..engine import dispatch
 from ..engine.bits import make_rng, rand_below
 from ..engine.common import copy_into
+from ..engine.registry import info_by_id
 from ..engine.replay import ReplayScript
 from ..engine.state import GAME, PHASE, PHASE_PLAY, TO_MOVE, TRICKS_DONE
 from .tree import SearchError
@@ -76,6 +80,12 @@ BEST_TOLERANCE = 1e-9
 SCORE_NONE = 0
 SCORE_ALL = 1
 SCORE_OUTSIDE_PLAY = 2
+SCORE_BEFORE_PLAY = 3
+"""As :data:`SCORE_OUTSIDE_PLAY`, and the replay stops where the card play
+begins: in a game whose ``determinize`` agrees with the whole history
+(``determinize_uses_whole_history``; the conformance suite checks that
+nothing but the play follows its start there) replaying the play can neither
+drop a world nor weigh it, so the world searched is the determinized one."""
 
 
 @njit(cache=True)
@@ -88,9 +98,14 @@ def log_action_probability(scores, n, index, beta_score, beta_best):
     for i in range(1, n):
         top = max(top, scores[i])
     total = 0.0
-    for i in range(n):
-        shifted = scores[i] - top
-        total += np.exp(beta_score * shifted + (beta_best if shifted >= -BEST_TOLERANCE else 0.0))
+    if beta_score == 0.0:  # a choice-only model: each term is exp(beta_best) or 1, one exp for all
+        boosted = np.exp(beta_best)
+        for i in range(n):
+            total += boosted if scores[i] - top >= -BEST_TOLERANCE else 1.0
+    else:
+        for i in range(n):
+            shifted = scores[i] - top
+            total += np.exp(beta_score * shifted + (beta_best if shifted >= -BEST_TOLERANCE else 0.0))
     shifted = scores[index] - top
     return beta_score * shifted + (beta_best if shifted >= -BEST_TOLERANCE else 0.0) - np.log(total)
 
@@ -120,10 +135,11 @@ def replay_world(g, world, seat, start, template, seats, keys, betas, scored, rn
                  scores):
     """Replay the history in a deal that dealt ``world``; return the log likelihood
     of the other seats' actions (``-inf`` when the history cannot be replayed
-    in it). ``state`` ends as the replayed world. ``scored`` says which actions
-    are weighed: :data:`SCORE_NONE` (``betas`` both 0: hard information only),
-    :data:`SCORE_ALL` or :data:`SCORE_OUTSIDE_PLAY` (those outside the card
-    play); as a compile-time constant (``dispatch.Constant``) it spares a
+    in it). ``state`` ends as the replayed world (with :data:`SCORE_BEFORE_PLAY`,
+    as far as the replay went). ``scored`` says which actions are weighed:
+    :data:`SCORE_NONE` (``betas`` both 0: hard information only),
+    :data:`SCORE_ALL`, :data:`SCORE_OUTSIDE_PLAY` or :data:`SCORE_BEFORE_PLAY`
+    (those outside the card play); as a compile-time constant (``dispatch.Constant``) it spares a
     hard-information belief the game's scores.
 
     A game may rebuild the deal in several ways (Kozel: which of a seat's
@@ -146,6 +162,8 @@ def _replay_deal(g, world, seat, start, seats, keys, betas, scored, rng, state, 
     dispatch.apply_deal(g, state, deal)
     log_weight = 0.0
     for j in range(seats.shape[0]):
+        if scored == SCORE_BEFORE_PLAY and state[PHASE] == PHASE_PLAY:
+            break
         mover = state[TO_MOVE]
         if mover != seats[j]:
             return NO_WEIGHT
@@ -172,6 +190,58 @@ def _replay_deal(g, world, seat, start, seats, keys, betas, scored, rng, state, 
 
 
 @njit(cache=True)
+def _world_key(world):
+    """A 64-bit hash of a world (FNV-1a over its words)."""
+    h = np.uint64(0xCBF29CE484222325)
+    for i in range(world.shape[0]):
+        h = (h ^ np.uint64(world[i])) * np.uint64(0x100000001B3)
+    return h
+
+
+@jitclass([("slots", types.int64[:]), ("keys", types.uint64[:]), ("mask", types.uint64)])
+class _ReplayTable:
+    """Which drawn worlds have been replayed, by :func:`_world_key` (open
+    addressing). Late in a deal few worlds are possible and ``determinize``
+    draws the same ones again and again (Koetsieren: 13 distinct of 256 at
+    its third trick); a world whose replay drew no random numbers has one
+    replay, so its weight and replayed state are reused, bit for bit, and the
+    random stream is the same as if it had been replayed again."""
+
+    def __init__(self, capacity):
+        size = 1
+        while size < 2 * capacity:
+            size *= 2
+        self.slots = np.full(size, -1, np.int64)
+        self.keys = np.empty(size, np.uint64)
+        self.mask = np.uint64(size - 1)
+
+    def find(self, key, world, drawn):
+        """The index of an earlier world equal to ``world`` (``drawn[index]``), or -1."""
+        at = key & self.mask
+        while self.slots[at] >= 0:
+            index = self.slots[at]
+            if self.keys[at] == key and _equal(drawn[index], world):
+                return index
+            at = (at + np.uint64(1)) & self.mask
+        return -1
+
+    def add(self, key, index):
+        at = key & self.mask
+        while self.slots[at] >= 0:
+            at = (at + np.uint64(1)) & self.mask
+        self.slots[at] = index
+        self.keys[at] = key
+
+
+@njit(cache=True)
+def _equal(a, b):
+    i, n = 0, a.shape[0]
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i == n
+
+
+@njit(cache=True)
 def infer_worlds(g, root, seat, start, template, seats, keys, betas, scored, rng, pool, log_weights):
     """Fill ``pool`` (int64[k, STATE_SIZE]) with worlds resampled by likelihood.
 
@@ -183,18 +253,34 @@ def infer_worlds(g, root, seat, start, template, seats, keys, betas, scored, rng
     """
     k = pool.shape[0]
     particles = np.empty_like(pool)
+    drawn = np.empty_like(pool)
     world = np.empty_like(root)
     deal = np.empty(dispatch.deal_size(g), np.int64)
     actions = np.empty(dispatch.max_actions(g), np.int64)
     scores = np.empty(dispatch.max_actions(g))
+    replays = _ReplayTable(k)
     best = NO_WEIGHT
     agreed = 0
     for i in range(k):
         copy_into(world, root)
         dispatch.determinize(g, world, seat, rng)
-        log_weights[i] = replay_world(g, world, seat, start, template, seats, keys, betas, scored, rng,
-                                      particles[i], deal, actions, scores)
-        if log_weights[i] > NO_WEIGHT:
+        key = _world_key(world)
+        j = replays.find(key, world, drawn)
+        if j >= 0:  # drawn before, and its replay was a function of the world alone
+            log_weights[i] = log_weights[j]
+            copy_into(particles[i], particles[j])
+        else:
+            before = rng[0]
+            log_weights[i] = replay_world(g, world, seat, start, template, seats, keys, betas, scored, rng,
+                                          particles[i], deal, actions, scores)
+            if rng[0] == before:  # it drew no random numbers: the same world replays the same
+                copy_into(drawn[i], world)
+                replays.add(key, i)
+        if log_weights[i] > NO_WEIGHT and scored == SCORE_BEFORE_PLAY:
+            copy_into(particles[i], world)  # it agrees with the play the replay skipped
+            agreed += 1
+            best = max(best, log_weights[i])
+        elif log_weights[i] > NO_WEIGHT:
             # The replay must reach the position searched (same turn, same trick).
             if (particles[i, TO_MOVE] != root[TO_MOVE] or particles[i, PHASE] != root[PHASE]
                     or particles[i, TRICKS_DONE] != root[TRICKS_DONE]):
@@ -272,8 +358,9 @@ def infer(state, script: ReplayScript | None, seat: int, *, temperature: float,
     log_weights = np.empty(int(particles))
     rng = make_rng(seed)
     betas = np.array(script.model.betas(temperature), dtype=np.float64)
-    scored = dispatch.Constant(SCORE_NONE if not betas.any()
-                               else SCORE_ALL if script.model.reads_play else SCORE_OUTSIDE_PLAY)
+    scored = dispatch.Constant(SCORE_NONE if not betas.any() else SCORE_ALL if script.model.reads_play
+                               else SCORE_BEFORE_PLAY if info_by_id(game).determinize_uses_whole_history
+                               else SCORE_OUTSIDE_PLAY)
     args = (root, int(seat), script.start, script.template, script.seats, script.keys, betas, scored, rng,
             pool, log_weights)
     kernel = dispatch.specialize(infer_worlds, game, *args)

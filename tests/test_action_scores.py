@@ -88,3 +88,30 @@ def test_the_model_is_a_distribution_that_sharpens_with_its_weights():
     tied = np.array([3.0, 3.0, 1.0])
     p = np.exp([log_action_probability(tied, 3, i, 0.0, np.log(4.0)) for i in range(3)])
     assert p == pytest.approx([4 / 9, 4 / 9, 1 / 9])
+
+
+@njit
+def _general_softmax(scores, n, index, beta_score, beta_best):
+    """The opponent model's log probability with one ``exp`` per action (compiled,
+    so that its ``exp`` is the kernel's)."""
+    top = scores[:n].max()
+    total = 0.0
+    for i in range(n):
+        shifted = scores[i] - top
+        total += np.exp(beta_score * shifted + (beta_best if shifted >= -1e-9 else 0.0))
+    shifted = scores[index] - top
+    return beta_score * shifted + (beta_best if shifted >= -1e-9 else 0.0) - np.log(total)
+
+
+def test_a_choice_only_model_gives_the_general_formula_to_the_last_bit():
+    """A model with no score weight (Koetsieren's) sums ``exp(best_weight)`` and 1
+    instead of one ``exp`` per action: the same numbers, bit for bit, so the
+    belief's worlds are those the general softmax gave."""
+    rng = np.random.default_rng(11)
+    for _ in range(2000):
+        n = int(rng.integers(1, 12))
+        scores = np.round(rng.normal(size=n) * 3, int(rng.integers(0, 3)))  # rounding makes ties
+        best_weight = float(rng.uniform(0.0, 5.0))
+        for index in range(n):
+            assert log_action_probability(scores, n, index, 0.0, best_weight) == \
+                _general_softmax(scores, n, index, 0.0, best_weight)

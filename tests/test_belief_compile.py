@@ -21,7 +21,8 @@ from slagwerk.engine.bits import make_rng
 from slagwerk.search import belief
 
 
-@pytest.mark.parametrize("scored", [belief.SCORE_NONE, belief.SCORE_ALL, belief.SCORE_OUTSIDE_PLAY])
+@pytest.mark.parametrize("scored", [belief.SCORE_NONE, belief.SCORE_ALL, belief.SCORE_OUTSIDE_PLAY,
+                                    belief.SCORE_BEFORE_PLAY])
 def test_a_hard_information_replay_compiles_without_the_scores(scored):
     game = make_game("kozel")
     state = game.new_match(seed=2)
@@ -43,7 +44,7 @@ def test_a_hard_information_replay_compiles_without_the_scores(scored):
 @pytest.mark.parametrize("name, temperature, scored", [
     ("kozel", float("inf"), belief.SCORE_NONE),
     ("kozel", 2.0, belief.SCORE_ALL),
-    ("koetsieren", 2.0, belief.SCORE_OUTSIDE_PLAY),  # its model does not read the card play
+    ("koetsieren", 2.0, belief.SCORE_BEFORE_PLAY),  # its model does not read the card play
 ])
 def test_beliefs_pass_what_they_score_as_a_constant(compile_constants, name, temperature, scored):
     game = make_game(name)

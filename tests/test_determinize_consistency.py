@@ -31,8 +31,11 @@ from slagwerk.engine.state import PHASE, PHASE_PLAY
 from slagwerk.search.belief import (
     DEAL_TRIES,
     SCORE_ALL,
+    SCORE_BEFORE_PLAY,
+    SCORE_NONE,
     SCORE_OUTSIDE_PLAY,
     infer,
+    infer_worlds,
     log_action_probability,
     replay_world,
 )
@@ -269,6 +272,88 @@ def test_a_model_that_skips_the_play_weighs_only_the_actions_outside_it(name):
         assert outside_play >= 10, outside_play
 
 
+def _pool(game, rebuilt, seat, script, scored, seed: int, particles: int = 32):
+    """``infer_worlds`` with ``scored`` as given: (pool, log weights, worlds agreed)."""
+    root = rebuilt.array.copy()
+    pool = np.empty((particles, root.shape[0]), np.int64)
+    log_weights = np.empty(particles)
+    betas = np.array(script.model.betas(), dtype=np.float64)
+    agreed = dispatch.call(infer_worlds, game.info.game_id, root, seat, script.start, script.template,
+                           script.seats, script.keys, betas, dispatch.Constant(scored), make_rng(seed), pool,
+                           log_weights)
+    return pool, log_weights, agreed
+
+
+@pytest.mark.parametrize("name", [n for n in GAMES if make_game(n).info.determinize_uses_whole_history])
+def test_a_belief_that_skips_the_play_stops_replaying_where_it_begins(name):
+    """search/belief.py, ``SCORE_BEFORE_PLAY``: where ``determinize`` agrees with the
+    whole history and the model does not read the play (Koetsieren's), the replay
+    stops where the play begins and the determinized world is searched. Against
+    the whole replay: the same log weights to the last bit, worlds that show every
+    seat the same view, and the same ISMCTS decision searching them."""
+    game = make_game(name)
+    compared = played = 0
+    for count, seat, _view, rebuilt, script in _rebuilt_views(game, 80, seed=47):
+        if not script.seats.size:
+            continue
+        script = replace(script, model=replace(script.model, best_weight=2.0, reads_play=False))
+        whole = _pool(game, rebuilt, seat, script, SCORE_OUTSIDE_PLAY, count)
+        stopped = _pool(game, rebuilt, seat, script, SCORE_BEFORE_PLAY, count)
+        assert whole[2] == stopped[2] > 0
+        assert np.array_equal(whole[1], stopped[1])
+        for a, b in zip(whole[0], stopped[0]):
+            for viewer in range(game.n_players):
+                assert game.view(State(game, a.copy()), viewer) == game.view(State(game, b.copy()), viewer)
+        first = ismcts(rebuilt, seat, iterations=80, seed=count, worlds=whole[0])
+        second = ismcts(rebuilt, seat, iterations=80, seed=count, worlds=stopped[0])
+        assert first.action == second.action and np.array_equal(first.visits, second.visits)
+        compared += 1
+        played += rebuilt.array[PHASE] == PHASE_PLAY
+    assert compared >= 40 and played >= 20, (compared, played)
+
+
+def _slotless(view: dict) -> dict:
+    """A Koetsieren view without the hands' ``played`` (as views written before it)."""
+    return dict(view, hands=[{k: v for k, v in h.items() if k != "played"} for h in view["hands"]])
+
+
+@pytest.mark.parametrize("name, slotless", [*((n, False) for n in GAMES), ("koetsieren", True)])
+def test_a_world_drawn_again_weighs_what_its_replay_weighed(name, slotless):
+    """search/belief.py, ``_ReplayTable``: late in a deal ``determinize`` draws the
+    same few worlds again and again, and a world whose replay drew no random
+    numbers is not replayed again. The kernel's log weights are those of
+    replaying every drawn world, one by one with the same random stream, to
+    the last bit. Replays that draw are always made again: Kozel's (when a
+    seat drew which card) and Koetsieren's from views without the slots
+    cards were played from (their order is drawn)."""
+    game = make_game(name)
+    repeated = 0
+    for count, seat, view, rebuilt, script in _rebuilt_views(game, 60, seed=53):
+        if slotless:
+            rebuilt = game.state_from_view(_slotless(view), seed=count)
+            script = game.replay_script(_slotless(view))
+        scored = (SCORE_NONE if not any(script.model.betas()) else SCORE_ALL if script.model.reads_play
+                  else SCORE_BEFORE_PLAY if game.info.determinize_uses_whole_history else SCORE_OUTSIDE_PLAY)
+        pool, log_weights, agreed = _pool(game, rebuilt, seat, script, scored, count, particles=48)
+        rng, drawn, expected, replayed = make_rng(count), set(), [], set()
+        for _ in range(48):
+            world = rebuilt.array.copy()
+            game.kernels.determinize(world, seat, rng)
+            drawn.add(world.tobytes())
+            state = np.empty_like(world)
+            expected.append(dispatch.call(
+                replay_world, game.info.game_id, world, seat, script.start, script.template, script.seats,
+                script.keys, np.array(script.model.betas()), dispatch.Constant(scored), rng, state,
+                np.empty(game.kernels.DEAL_SIZE, np.int64), np.empty(game.kernels.MAX_ACTIONS, np.int64),
+                np.empty(game.kernels.MAX_ACTIONS)))
+            replayed.add((world if scored == SCORE_BEFORE_PLAY else state).tobytes())
+        assert log_weights.tolist() == expected, (name, count)
+        if agreed:  # every world searched is one of those replays
+            assert {w.tobytes() for w in pool} <= replayed, (name, count)
+        repeated += len(drawn) < 24
+    assert repeated >= (0 if name == "kozel" else 5), repeated
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_belief_auto_is_the_games_stored_choice(name):
     """docs/beliefs.md: ``belief=auto`` (the default) infers exactly in the games whose
@@ -352,7 +437,7 @@ def test_koetsieren_worlds_deal_each_played_card_from_its_slot():
     for number, (state, seat) in enumerate(_positions(game, 300, seed=29), start=1):
         view = state.view(seat)
         truth = state.deals[-1].vector
-        slotless = dict(view, hands=[{k: v for k, v in h.items() if k != "played"} for h in view["hands"]])
+        slotless = _slotless(view)
         for shown, exact in ((view, True), (slotless, False)):
             world = game.state_from_view(shown, seed=number).array.copy()
             game.kernels.determinize(world, seat, rng)
