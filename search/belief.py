@@ -191,14 +191,16 @@ def _replay_deal(g, world, seat, start, seats, keys, betas, scored, rng, state, 
 
 @njit(cache=True)
 def _world_key(world):
-    """A 64-bit hash of a world: a sum of its words each mixed with its index
-    (no chain from word to word, so it vectorizes), then a final mix."""
+    """A 64-bit hash of a world: a sum of its words, each mixed with its index
+    and scrambled (no chain from word to word, so it vectorizes; the scramble
+    keeps worlds that trade cards between two hands' masks, whose plain sums
+    are equal, apart)."""
     h = np.uint64(0)
     spread, mix = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9)
+    mix2 = np.uint64(0x94D049BB133111EB)
     for i in range(world.shape[0]):
-        h += (np.uint64(world[i]) + np.uint64(i) * spread) * mix
-    h ^= h >> np.uint64(31)
-    h *= np.uint64(0x94D049BB133111EB)
+        x = (np.uint64(world[i]) + np.uint64(i) * spread) * mix
+        h += (x ^ (x >> np.uint64(31))) * mix2
     return h ^ (h >> np.uint64(29))
 
 

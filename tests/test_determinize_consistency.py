@@ -355,6 +355,24 @@ def test_a_world_drawn_again_weighs_what_its_replay_weighed(name, slotless):
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_distinct_worlds_have_distinct_keys(name):
+    """The replay table's key (``_world_key``) tells apart the worlds ``determinize``
+    draws: worlds that trade cards between two hands (whose mask words have the
+    same plain sum) must not share a key, or every lookup walks a long chain."""
+    from slagwerk.search.belief import _world_key
+
+    game = make_game(name)
+    rng = make_rng(9)
+    for _count, seat, _view, rebuilt, _script in _rebuilt_views(game, 20, seed=61):
+        worlds = {}
+        for _ in range(256):
+            world = rebuilt.array.copy()
+            game.kernels.determinize(world, seat, rng)
+            worlds[world.tobytes()] = int(_world_key(world))
+        assert len(set(worlds.values())) == len(worlds), name
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_belief_auto_is_the_games_stored_choice(name):
     """docs/beliefs.md: ``belief=auto`` (the default) infers exactly in the games whose
     model says ``inferred`` measured stronger, and deals uniformly elsewhere."""
