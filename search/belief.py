@@ -265,13 +265,14 @@ def infer_worlds(g, root, seat, start, template, seats, keys, betas, scored, rng
     actions = np.empty(dispatch.max_actions(g), np.int64)
     scores = np.empty(dispatch.max_actions(g))
     replays = _ReplayTable(k)
+    reusing = True  # until a replay draws random numbers (Kozel's always do): then replay every world
     best = NO_WEIGHT
     agreed = 0
     for i in range(k):
         copy_into(world, root)
         dispatch.determinize(g, world, seat, rng)
-        key = _world_key(world)
-        j = replays.find(key, world, drawn)
+        key = _world_key(world) if reusing else np.uint64(0)
+        j = replays.find(key, world, drawn) if reusing else -1
         if j >= 0:  # drawn before, and its replay was a function of the world alone
             log_weights[i] = log_weights[j]
             copy_into(particles[i], particles[j])
@@ -279,7 +280,8 @@ def infer_worlds(g, root, seat, start, template, seats, keys, betas, scored, rng
             before = rng[0]
             log_weights[i] = replay_world(g, world, seat, start, template, seats, keys, betas, scored, rng,
                                           particles[i], deal, actions, scores)
-            if rng[0] == before:  # it drew no random numbers: the same world replays the same
+            reusing = reusing and rng[0] == before
+            if reusing:  # it drew no random numbers: the same world replays the same
                 copy_into(drawn[i], world)
                 replays.add(key, i)
         if log_weights[i] > NO_WEIGHT and scored == SCORE_BEFORE_PLAY:
