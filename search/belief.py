@@ -50,7 +50,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, types
-from numba.experimental import jitclass
 from numba.extending import overload
 
 from ..engine import dispatch
@@ -139,8 +138,9 @@ def replay_world(g, world, seat, start, template, seats, keys, betas, scored, rn
     as far as the replay went). ``scored`` says which actions are weighed:
     :data:`SCORE_NONE` (``betas`` both 0: hard information only),
     :data:`SCORE_ALL`, :data:`SCORE_OUTSIDE_PLAY` or :data:`SCORE_BEFORE_PLAY`
-    (those outside the card play); as a compile-time constant (``dispatch.Constant``) it spares a
-    hard-information belief the game's scores.
+    (those outside the card play); as a compile-time constant
+    (``dispatch.Constant``) it spares a hard-information belief the game's
+    scores.
 
     A game may rebuild the deal in several ways (Kozel: which of a seat's
     cards it drew when); up to :data:`DEAL_TRIES` are tried, as a deal whose
@@ -204,39 +204,43 @@ def _world_key(world):
     return h ^ (h >> np.uint64(29))
 
 
-@jitclass([("slots", types.int64[:]), ("keys", types.uint64[:]), ("mask", types.uint64)])
-class _ReplayTable:
-    """Which drawn worlds have been replayed, by :func:`_world_key` (open
-    addressing). Late in a deal few worlds are possible and ``determinize``
-    draws the same ones again and again (Koetsieren: 13 distinct of 256 at
-    its third trick); a world whose replay drew no random numbers has one
-    replay, so its weight and replayed state are reused, bit for bit, and the
-    random stream is the same as if it had been replayed again."""
+# The replay table: which drawn worlds have been replayed, by :func:`_world_key`
+# (open addressing over ``slots``, a power of two long: the index of a world in
+# ``drawn``, -1 when free, its key beside it in ``keys``). Late in a deal few
+# worlds are possible and ``determinize`` draws the same ones again and again
+# (Koetsieren: 13 distinct of 256 at its third trick); a world whose replay drew
+# no random numbers has one replay, so its weight and replayed state are reused,
+# bit for bit, and the random stream is the same as if it had been replayed again.
 
-    def __init__(self, capacity):
-        size = 1
-        while size < 2 * capacity:
-            size *= 2
-        self.slots = np.full(size, -1, np.int64)
-        self.keys = np.empty(size, np.uint64)
-        self.mask = np.uint64(size - 1)
+@njit(cache=True)
+def _replay_table(capacity):
+    """Empty ``(slots, keys)`` for ``capacity`` worlds."""
+    size = 1
+    while size < 2 * capacity:
+        size *= 2
+    return np.full(size, -1, np.int64), np.empty(size, np.uint64)
 
-    def find(self, key, world, drawn):
-        """The index of an earlier world equal to ``world`` (``drawn[index]``), or -1."""
-        at = key & self.mask
-        while self.slots[at] >= 0:
-            index = self.slots[at]
-            if self.keys[at] == key and _equal(drawn[index], world):
-                return index
-            at = (at + np.uint64(1)) & self.mask
-        return -1
 
-    def add(self, key, index):
-        at = key & self.mask
-        while self.slots[at] >= 0:
-            at = (at + np.uint64(1)) & self.mask
-        self.slots[at] = index
-        self.keys[at] = key
+@njit(cache=True)
+def _find_replayed(slots, keys, key, world, drawn):
+    """The index of an earlier world equal to ``world`` (``drawn[index]``), or -1."""
+    mask = slots.shape[0] - 1
+    at = np.int64(key & np.uint64(mask))
+    while slots[at] >= 0:
+        if keys[at] == key and _equal(drawn[slots[at]], world):
+            return slots[at]
+        at = (at + 1) & mask
+    return -1
+
+
+@njit(cache=True)
+def _add_replayed(slots, keys, key, index):
+    mask = slots.shape[0] - 1
+    at = np.int64(key & np.uint64(mask))
+    while slots[at] >= 0:
+        at = (at + 1) & mask
+    slots[at] = index
+    keys[at] = key
 
 
 @njit(cache=True)
@@ -264,7 +268,7 @@ def infer_worlds(g, root, seat, start, template, seats, keys, betas, scored, rng
     deal = np.empty(dispatch.deal_size(g), np.int64)
     actions = np.empty(dispatch.max_actions(g), np.int64)
     scores = np.empty(dispatch.max_actions(g))
-    replays = _ReplayTable(k)
+    slots, world_keys = _replay_table(k)
     reusing = True  # until a replay draws random numbers (Kozel's always do): then replay every world
     best = NO_WEIGHT
     agreed = 0
@@ -272,7 +276,7 @@ def infer_worlds(g, root, seat, start, template, seats, keys, betas, scored, rng
         copy_into(world, root)
         dispatch.determinize(g, world, seat, rng)
         key = _world_key(world) if reusing else np.uint64(0)
-        j = replays.find(key, world, drawn) if reusing else -1
+        j = _find_replayed(slots, world_keys, key, world, drawn) if reusing else -1
         if j >= 0:  # drawn before, and its replay was a function of the world alone
             log_weights[i] = log_weights[j]
             copy_into(particles[i], particles[j])
@@ -283,7 +287,7 @@ def infer_worlds(g, root, seat, start, template, seats, keys, betas, scored, rng
             reusing = reusing and rng[0] == before
             if reusing:  # it drew no random numbers: the same world replays the same
                 copy_into(drawn[i], world)
-                replays.add(key, i)
+                _add_replayed(slots, world_keys, key, i)
         if log_weights[i] > NO_WEIGHT and scored == SCORE_BEFORE_PLAY:
             copy_into(particles[i], world)  # it agrees with the play the replay skipped
             agreed += 1

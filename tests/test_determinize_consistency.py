@@ -319,7 +319,7 @@ def _slotless(view: dict) -> dict:
 
 @pytest.mark.parametrize("name, slotless", [*((n, False) for n in GAMES), ("koetsieren", True)])
 def test_a_world_drawn_again_weighs_what_its_replay_weighed(name, slotless):
-    """search/belief.py, ``_ReplayTable``: late in a deal ``determinize`` draws the
+    """search/belief.py, the replay table: late in a deal ``determinize`` draws the
     same few worlds again and again, and a world whose replay drew no random
     numbers is not replayed again. The kernel's log weights are those of
     replaying every drawn world, one by one with the same random stream, to
