@@ -7,8 +7,8 @@ permutations of the deck; terminal states are terminal; the generic kernels
 compiled for the game play whole matches; ``determinize`` keeps every seat's
 information set; a view rebuilt with ``state_from_view`` shows the same
 thing; where ``determinize`` agrees with the whole history, only the card
-play follows its start; the heuristic plays a best action by its own ``action_scores``; and
-a record replays to the same match. The test suite runs it for
+play follows its start; the heuristic plays a best action by its own
+``action_scores``; and a record replays to the same match. The test suite runs it for
 every game in the registry with each of its ``test_options``; a new game is
 checked the moment it is registered.
 

@@ -349,6 +349,19 @@ def check_temperature(temperature: float) -> float:
     return float(temperature)
 
 
+def scoring(model, betas, game_id: int) -> int:
+    """Which actions a belief with ``model`` at weights ``betas`` weighs, for
+    :func:`infer_worlds`: :data:`SCORE_NONE` when both weights are 0, else
+    :data:`SCORE_ALL` for a model that reads the play, else
+    :data:`SCORE_BEFORE_PLAY` where ``determinize`` agrees with the whole
+    history, else :data:`SCORE_OUTSIDE_PLAY`."""
+    if not np.any(betas):
+        return SCORE_NONE
+    if model.reads_play:
+        return SCORE_ALL
+    return SCORE_BEFORE_PLAY if info_by_id(game_id).determinize_uses_whole_history else SCORE_OUTSIDE_PLAY
+
+
 def infer(state, script: ReplayScript | None, seat: int, *, temperature: float,
           particles: int = DEFAULT_PARTICLES, seed: int = 0) -> Belief:
     """The ``inferred`` belief of ``seat`` (to move) in ``state`` (a ``State`` or its
@@ -370,9 +383,7 @@ def infer(state, script: ReplayScript | None, seat: int, *, temperature: float,
     log_weights = np.empty(int(particles))
     rng = make_rng(seed)
     betas = np.array(script.model.betas(temperature), dtype=np.float64)
-    scored = dispatch.Constant(SCORE_NONE if not betas.any() else SCORE_ALL if script.model.reads_play
-                               else SCORE_BEFORE_PLAY if info_by_id(game).determinize_uses_whole_history
-                               else SCORE_OUTSIDE_PLAY)
+    scored = dispatch.Constant(scoring(script.model, betas, game))
     args = (root, int(seat), script.start, script.template, script.seats, script.keys, betas, scored, rng,
             pool, log_weights)
     kernel = dispatch.specialize(infer_worlds, game, *args)

@@ -32,12 +32,13 @@ from slagwerk.search.belief import (
     DEAL_TRIES,
     SCORE_ALL,
     SCORE_BEFORE_PLAY,
-    SCORE_NONE,
     SCORE_OUTSIDE_PLAY,
+    _world_key,
     infer,
     infer_worlds,
     log_action_probability,
     replay_world,
+    scoring,
 )
 from slagwerk.search.ismcts import ismcts
 
@@ -332,8 +333,7 @@ def test_a_world_drawn_again_weighs_what_its_replay_weighed(name, slotless):
         if slotless:
             rebuilt = game.state_from_view(_slotless(view), seed=count)
             script = game.replay_script(_slotless(view))
-        scored = (SCORE_NONE if not any(script.model.betas()) else SCORE_ALL if script.model.reads_play
-                  else SCORE_BEFORE_PLAY if game.info.determinize_uses_whole_history else SCORE_OUTSIDE_PLAY)
+        scored = scoring(script.model, script.model.betas(), game.info.game_id)
         pool, log_weights, agreed = _pool(game, rebuilt, seat, script, scored, count, particles=48)
         rng, drawn, expected, replayed = make_rng(count), set(), [], set()
         for _ in range(48):
@@ -359,8 +359,6 @@ def test_distinct_worlds_have_distinct_keys(name):
     """The replay table's key (``_world_key``) tells apart the worlds ``determinize``
     draws: worlds that trade cards between two hands (whose mask words have the
     same plain sum) must not share a key, or every lookup walks a long chain."""
-    from slagwerk.search.belief import _world_key
-
     game = make_game(name)
     rng = make_rng(9)
     for _count, seat, _view, rebuilt, _script in _rebuilt_views(game, 20, seed=61):
