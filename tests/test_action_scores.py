@@ -17,7 +17,7 @@ from slagwerk.engine import dispatch, make_game
 from slagwerk.engine.bits import make_rng
 from slagwerk.engine.registry import game_infos
 from slagwerk.engine.state import PHASE, PHASE_MATCH_OVER, TO_MOVE
-from slagwerk.search.belief import log_action_probability
+from slagwerk.search.belief import BEST_TOLERANCE, log_action_probability
 
 GAMES = tuple(info.name for info in game_infos())
 MATCHES = 25
@@ -98,9 +98,9 @@ def _general_softmax(scores, n, index, beta_score, beta_best):
     total = 0.0
     for i in range(n):
         shifted = scores[i] - top
-        total += np.exp(beta_score * shifted + (beta_best if shifted >= -1e-9 else 0.0))
+        total += np.exp(beta_score * shifted + (beta_best if shifted >= -BEST_TOLERANCE else 0.0))
     shifted = scores[index] - top
-    return beta_score * shifted + (beta_best if shifted >= -1e-9 else 0.0) - np.log(total)
+    return beta_score * shifted + (beta_best if shifted >= -BEST_TOLERANCE else 0.0) - np.log(total)
 
 
 def test_a_choice_only_model_gives_the_general_formula_to_the_last_bit():
