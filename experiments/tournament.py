@@ -215,10 +215,16 @@ class TournamentConfig:
         info = game_info(self.setup())
         return tables_for(len(self.agents), info.n_players, info.team_game, info.team_of)
 
+    def bot_fingerprints(self) -> dict[str, str]:
+        """Name -> fingerprint of the external bots: as the results folder recorded them, or
+        for a new run from the bots registered with ``--bot`` (a folder is rated again by
+        ``slagwerk report`` without them)."""
+        return dict(self.bots) if self.bots is not None else fingerprints(self.agents)
+
     def run_id(self) -> str:
         """The fingerprint (:func:`.results.run_id`) of the settings that decide every game's
         result, carried by each line of the log as ``run``."""
-        bots = fingerprints(self.agents)  # only runs with external bots carry them
+        bots = self.bot_fingerprints()  # only runs with external bots carry them
         return run_id({"game": self.game, "options": dict(self.options), "agents": list(self.agents),
                        "seed": self.seed, "unit": self.unit, "move_time": self.move_time,
                        **({"bots": bots} if bots else {}),
@@ -236,7 +242,7 @@ class TournamentConfig:
         }
 
     def to_json(self) -> dict:
-        bots = fingerprints(self.agents)  # a name and a hash per bot, never a command to run
+        bots = self.bot_fingerprints()  # a name and a hash per bot, never a command to run
         return {
             **({"bots": bots} if bots else {}),
             "game": self.game,

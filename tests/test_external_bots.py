@@ -304,6 +304,10 @@ def test_resume_needs_the_same_bot_definitions_again(tmp_path, capsys):
                  "--results", str(folder), "--bootstrap", "10", "--bot", prog, *common]) == 0
     first = capsys.readouterr().out
     AGENTS.pop("prog")
+    # Rating the finished run again needs no bot: the folder's fingerprints identify its games.
+    assert main(["report", str(folder)]) == 0
+    ranking = [line.split()[1] for line in capsys.readouterr().out.splitlines() if line.strip()[:1].isdigit()]
+    assert sorted(ranking) == ["prog", "random"]
     assert main(["tournament", "--resume", str(folder), *common]) == 2
     assert "plays the external bot 'prog': give --bot prog=COMMAND again" in capsys.readouterr().err
     AGENTS.pop("prog", None)
@@ -511,6 +515,9 @@ def test_an_experiment_draws_a_plugins_curve_against_a_bot_and_resumes_only_with
     out = capsys.readouterr().out
     assert "RuntimeError: five" in out and f"the agents' tracebacks: {folder / 'faults.log'}" in out
     AGENTS.pop("prog")
+    before = (folder / "budget.csv").read_text()
+    assert main(["report", str(folder)]) == 0  # without the bot or the plugin
+    assert (folder / "budget.csv").read_text() == before
     assert main(["experiment", "budget", "--resume", str(folder), "--quiet", "--jobs", "1",
                  "--plugin", str(module)]) == 2
     assert "plays the external bot 'prog'" in capsys.readouterr().err
