@@ -14,17 +14,23 @@ to keep that promise; it also means a crash inside an agent costs one worker,
 never the server.
 
 Status codes: 200 with ``{"id", "action"}``; 400 with ``{"id", "error"}`` for a
-bad request or a ``Content-Length`` that is not plain digits; 404/405/411/413
-for a wrong path, a method the path does not take (with an ``Allow``
-header), a missing length or an oversized body; 500 if a worker died; 503 if no worker was free in time;
-504 if the time limit ran out. Every answer, errors of HTTP itself included,
-has a JSON body.
+bad request or a ``Content-Length`` that is not plain digits; 403 for a
+``Host`` that is not loopback (below); 404/405/411/413/415 for a wrong path,
+a method the path does not take (with an ``Allow`` header), a missing
+length, an oversized body or a body that is not ``application/json``; 500 if
+a worker died; 503 if no worker was free in time; 504 if the time limit ran
+out. Every answer, errors of HTTP itself included, has a JSON body.
 
 Exposure. The server binds to loopback unless it is told ``public=True``
 (``slagwerk serve --public``): it has no authentication, so anyone who can
-reach it can use the machine's CPU. A client must send each whole request
-(line, headers and body) within ``socket_timeout`` seconds, however slowly
-its bytes trickle in, and the listen backlog takes a burst of clients.
+reach it can use the machine's CPU. Two checks keep web pages of other sites
+out of a loopback server: a request's ``Host`` must name a loopback address
+(``127.0.0.1``, ``[::1]``, ``localhost``), so a page whose own name was made to
+resolve to 127.0.0.1 (DNS rebinding) is refused, and a ``POST`` must say
+``Content-Type: application/json``, which a page of another site cannot send
+without this server's consent. A client must send each whole request (line,
+headers and body) within ``socket_timeout`` seconds, however slowly its bytes
+trickle in, and the listen backlog takes a burst of clients.
 """
 
 from __future__ import annotations
@@ -86,6 +92,34 @@ def is_loopback(host: str) -> bool:
         ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_loopback for info in infos)
 
 
+def loopback_host_header(value: str) -> bool:
+    """True if a ``Host`` header names a loopback address by itself: an IP literal
+    (``127.0.0.1:8765``, ``[::1]``) or ``localhost`` (and names under it, which
+    browsers keep on loopback). Other names are never resolved: a name that
+    resolves to 127.0.0.1 now is what a DNS rebinding attack uses.
+
+    >>> [loopback_host_header(h) for h in ("127.0.0.1:8765", "[::1]:80", "LocalHost", "evil.example")]
+    [True, True, True, False]
+    """
+    host = value.strip()
+    if host.startswith("["):
+        host = host[1:].partition("]")[0]
+    elif host.count(":") == 1:
+        host = host.partition(":")[0]
+    host = host.rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def json_content_type(headers) -> bool:
+    """True if ``headers`` say the body is ``application/json``."""
+    return headers.get("Content-Type", "").split(";")[0].strip().lower() == "application/json"
+
+
 class BotServer(ThreadingHTTPServer):
     """The HTTP bot server. ``port=0`` picks a free port (see :attr:`port`).
 
@@ -114,6 +148,7 @@ class BotServer(ThreadingHTTPServer):
         self.time_limit_ms = time_limit_ms
         self.socket_timeout = socket_timeout
         self.log_requests = log_requests
+        self.public = public
         self.defaults = defaults
         self.pool = WorkerPool(worker_argv or bot_command(self.limits, defaults, warm_games), workers,
                                time_limit_ms, default_game=defaults.game)
@@ -176,6 +211,22 @@ class BotHandler(BaseHTTPRequestHandler):
         self.rfile.close()
         self._reader = _DeadlineReader(self.connection)
         self.rfile = io.BufferedReader(self._reader)
+
+    def parse_request(self) -> bool:
+        """The request line and headers, then the ``Host`` check of a loopback server
+        (module doc): a request naming another host gets 403 and is not served."""
+        if not super().parse_request():
+            return False
+        if self.server.public:
+            return True
+        hosts = self.headers.get_all("Host") or []
+        if len(hosts) > 1 or (hosts and not loopback_host_header(hosts[0])):
+            shown = ", ".join(hosts)[:60]
+            self._send(HTTPStatus.FORBIDDEN, error_answer(
+                None, f"Host {shown!r} is not a loopback address: this server answers requests "
+                      f"for 127.0.0.1, [::1] or localhost only"), close=True)
+            return False
+        return True
 
     def handle_one_request(self):
         # The request line, headers and body must all arrive within the socket timeout
@@ -244,6 +295,10 @@ class BotHandler(BaseHTTPRequestHandler):
             return
         if self._path() != ACT_PATH:
             self._method_not_allowed(close=False)
+            return
+        if not json_content_type(self.headers):
+            self._send(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, error_answer(
+                None, f"{ACT_PATH} takes Content-Type: application/json"))
             return
         deadline = time.monotonic() + self.server.time_limit_ms / 1000.0
         try:

@@ -46,6 +46,18 @@ whose header is :mod:`slagwerk.engine.state`:
     to move, into ``keys[:n]``; True when some action is partly hidden
     (actions that look alike share a key). Without it every action is seen
     whole (the game's actions are public, or name slots rather than cards).
+``deal_from_world(world, template, rng, out) -> bool`` (optional)
+    A deal vector that dealt the determinized ``world`` into
+    ``out[:DEAL_SIZE]``, completing ``template`` (what the seat knows of the
+    deal: the game's ``replay_script(view)``, :mod:`slagwerk.engine.replay`);
+    False when none can. ``belief=inferred`` deals it and replays the
+    deal's history in it. Without it a game's beliefs fall back to
+    ``uniform``.
+``history_action(world, state, key) -> int64`` (optional)
+    The action of ``state``'s seat to move that the replayed history entry
+    ``key`` names (-1 if none), ``world`` being the world replayed: an
+    entry the seat saw only in part (a face-down discard) is the action
+    made in that world. Without it the key is the action.
 ``random_action(state, rng) -> int64`` (optional)
     A uniformly random legal action, faster than listing them (playouts
     use it). A game without it gets, in its branch of the dispatcher, a

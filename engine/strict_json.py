@@ -1,9 +1,10 @@
 """Strict JSON for input from outside (records, bot requests): one meaning or an error.
 
-Stricter than :func:`json.loads`: ``NaN`` and ``Infinity`` and an object that
-repeats a field are errors, and so are the inputs that make the standard
-parser raise something other than a ``JSONDecodeError`` (nesting thousands
-deep, an integer with thousands of digits). Every error is one
+Stricter than :func:`json.loads`: ``NaN`` and ``Infinity``, a number too
+large for a float (``1e400``, which the standard parser reads as infinity)
+and an object that repeats a field are errors, and so are the inputs that
+make the standard parser raise something other than a ``JSONDecodeError``
+(nesting thousands deep, an integer with thousands of digits). Every error is one
 :class:`StrictJSONError` with a one-line message.
 
 >>> loads('{"a": [1, 2]}')
@@ -12,11 +13,16 @@ deep, an integer with thousands of digits). Every error is one
 Traceback (most recent call last):
 ...
 slagwerk.engine.strict_json.StrictJSONError: field 'a' appears twice in one object
+>>> loads('[1e400]')
+Traceback (most recent call last):
+...
+slagwerk.engine.strict_json.StrictJSONError: the number 1e400 is too large for a float
 """
 
 from __future__ import annotations
 
 import json
+import math
 
 from .errors import brief
 
@@ -27,6 +33,14 @@ class StrictJSONError(ValueError):
 
 def _reject_constant(name):
     raise StrictJSONError(f"{name} is not a JSON number")
+
+
+def _finite_float(text):
+    value = float(text)
+    if not math.isfinite(value):
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise StrictJSONError(f"the number {shown} is too large for a float")
+    return value
 
 
 def _unique_fields(pairs):
@@ -41,7 +55,8 @@ def _unique_fields(pairs):
 def loads(text: str):
     """The JSON value of ``text``; :class:`StrictJSONError` saying why it is refused."""
     try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_fields)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                          object_pairs_hook=_unique_fields)
     except StrictJSONError:
         raise
     except json.JSONDecodeError as err:

@@ -45,8 +45,14 @@ def connect(server) -> http.client.HTTPConnection:
     return http.client.HTTPConnection("127.0.0.1", server.port, timeout=RECOVERY_S)
 
 
+JSON = {"Content-Type": "application/json"}
+
+
 def call(conn, method: str, path: str, body: bytes | None = None, headers=None):
-    conn.request(method, path, body=body, headers=headers or {})
+    """One request (a POST says it carries JSON unless ``headers`` say otherwise): status, answer."""
+    if headers is None:
+        headers = JSON if method == "POST" else {}
+    conn.request(method, path, body=body, headers=headers)
     response = conn.getresponse()
     data = response.read()
     return response.status, json.loads(data)
@@ -81,6 +87,7 @@ def test_info_and_act(server):
     ("POST", "/v1/act", b"{nope", 400, "not JSON"),
     ("POST", "/v1/act", b"", 400, "not JSON"),
     ("POST", "/v1/act", b"[1]", 400, "a request is a JSON object, not an array"),
+    ("POST", "/v1/act", b'{"id": 6, "type": "act", "seed": 1e400}', 400, "too large for a float"),
     ("POST", "/v1/act", b'{"id": 4, "type": "quit"}', 400, "takes 'act' requests, not type 'quit'"),
     ("POST", "/v1/act", b'{"id": 5, "type": "act", "game": "chess", "agent": "random", "view": {}}',
      400, "unknown game 'chess'"),
@@ -118,12 +125,12 @@ def raw_exchange(server, data: bytes) -> bytes:
 
 
 def test_a_body_needs_a_content_length(server):
-    reply = raw_exchange(server, b"POST /v1/act HTTP/1.1\r\nHost: x\r\n\r\n")
+    reply = raw_exchange(server, b"POST /v1/act HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     assert reply.startswith(b"HTTP/1.1 411") and b"Content-Length" in reply
-    reply = raw_exchange(server, b"POST /v1/act HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-                                 b"2\r\n{}\r\n0\r\n\r\n")
+    reply = raw_exchange(server, b"POST /v1/act HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                 b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
     assert reply.startswith(b"HTTP/1.1 411")
-    reply = raw_exchange(server, b"POST /v1/act HTTP/1.1\r\nHost: x\r\nContent-Length: -3\r\n\r\n")
+    reply = raw_exchange(server, b"POST /v1/act HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -3\r\n\r\n")
     assert reply.startswith(b"HTTP/1.1 400")
 
 

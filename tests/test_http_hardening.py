@@ -7,11 +7,12 @@ import http.client
 import json
 import os
 import socket
+import sys
 import threading
 import time
 
 import pytest
-from test_http import good_request, legal_for
+from test_http import JSON, good_request, legal_for
 
 from slagwerk.agents.http import LISTEN_BACKLOG, BindError, BotServer, is_loopback
 from slagwerk.agents.protocol import Limits
@@ -143,7 +144,7 @@ def test_slow_clients_do_not_stop_others(server):
     for thread in threads:
         thread.start()
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=GIVE_UP_S)
-    conn.request("POST", "/v1/act", body=_act_body())
+    conn.request("POST", "/v1/act", body=_act_body(), headers=JSON)
     response = conn.getresponse()
     assert response.status == 200 and json.loads(response.read())["action"] in legal_for(good_request())
     for thread in threads:
@@ -155,6 +156,55 @@ def test_slow_clients_do_not_stop_others(server):
 
 def test_the_listen_backlog_takes_a_burst():
     assert BotServer.request_queue_size == LISTEN_BACKLOG >= 128
+
+
+# ------------------------------------------------------------------ pages of other sites
+
+
+@pytest.mark.parametrize("host, served", [
+    ("127.0.0.1", True), ("127.0.0.1:8765", True), ("[::1]:8765", True), ("localhost:8765", True),
+    ("LOCALHOST.", True), ("app.localhost", True), ("evil.example", False), ("evil.example:8765", False),
+    ("127.0.0.1.evil.example", False), ("10.0.0.1", False), ("", False),
+])
+def test_a_loopback_server_answers_only_requests_for_a_loopback_host(server, host, served):
+    """A page of another site whose name resolves to 127.0.0.1 (DNS rebinding) sends its own name."""
+    status, _, body = exchange(server, f"GET /v1/info HTTP/1.1\r\nHost: {host}\r\n"
+                                       f"Connection: close\r\n\r\n".encode())
+    assert status == (200 if served else 403), (host, body)
+    if not served:
+        assert "is not a loopback address" in json.loads(body)["error"]
+
+
+def test_two_host_headers_are_refused_and_a_public_server_takes_any_host(server):
+    two = b"GET /v1/info HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n"
+    assert exchange(server, two)[0] == 403
+    worker = [sys.executable, "-m", "slagwerk", "bot", "--time-limit-ms", "0"]  # answers hello at once
+    public = BotServer("127.0.0.1", 0, public=True, worker_argv=worker)
+    thread = threading.Thread(target=public.serve_forever, daemon=True)
+    thread.start()
+    try:
+        status, _, _ = exchange(public, b"GET /v1/info HTTP/1.1\r\nHost: bots.example.org\r\n"
+                                        b"Connection: close\r\n\r\n")
+        assert status == 200
+    finally:
+        public.shutdown()
+        public.close()
+        thread.join(timeout=30)
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded",
+                                          "multipart/form-data; boundary=x", "application/jsonp"])
+def test_act_takes_only_a_json_body(server, content_type):
+    """The content types a page of another site may send without asking (and none) are refused."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=GIVE_UP_S)
+    sent = {"Content-Type": content_type} if content_type else {}
+    conn.request("POST", "/v1/act", body=_act_body(), headers=sent)
+    response = conn.getresponse()
+    assert response.status == 415 and "application/json" in json.loads(response.read())["error"]
+    conn.request("POST", "/v1/act", body=_act_body(),
+                 headers={"Content-Type": "Application/JSON; charset=utf-8"})
+    response = conn.getresponse()
+    assert response.status == 200 and json.loads(response.read())["action"] in legal_for(good_request())
 
 
 # ------------------------------------------------------------------ methods and lengths
@@ -215,7 +265,8 @@ def test_two_content_lengths_are_refused(server):
 
 def test_a_plain_content_length_still_works(server):
     body = _act_body()
-    head = f"POST /v1/act HTTP/1.1\r\nContent-Length:  {len(body)} \r\nConnection: close\r\n\r\n".encode()
+    head = (f"POST /v1/act HTTP/1.1\r\nContent-Length:  {len(body)} \r\nContent-Type: application/json\r\n"
+            f"Connection: close\r\n\r\n").encode()
     status, _, answer = exchange(server, head + body)
     assert status == 200 and json.loads(answer)["action"] in legal_for(good_request())
 
@@ -228,7 +279,8 @@ def test_a_request_naming_a_path_gets_400_and_the_path_is_never_opened(server, t
     os.mkfifo(fifo)
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=GIVE_UP_S)
     for spec in (f"ismcts:@{fifo}", "ismcts:@/dev/zero", "ismcts:@/dev/stdin"):
-        conn.request("POST", "/v1/act", body=json.dumps({**good_request(), "agent": spec}).encode())
+        conn.request("POST", "/v1/act", body=json.dumps({**good_request(), "agent": spec}).encode(),
+                     headers=JSON)
         response = conn.getresponse()
         answer = json.loads(response.read())
         assert response.status == 400 and "never files" in answer["error"], answer
@@ -244,7 +296,8 @@ def test_a_request_naming_a_path_gets_400_and_the_path_is_never_opened(server, t
 ])
 def test_over_cap_and_colliding_parameters_are_400s(server, spec, extra, message):
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=GIVE_UP_S)
-    conn.request("POST", "/v1/act", body=json.dumps({**good_request(), "agent": spec, **extra}).encode())
+    conn.request("POST", "/v1/act", body=json.dumps({**good_request(), "agent": spec, **extra}).encode(),
+                 headers=JSON)
     response = conn.getresponse()
     answer = json.loads(response.read())
     assert response.status == 400 and message in answer["error"], answer

@@ -358,6 +358,20 @@ def test_the_page_is_served_offline(server):
     assert get("/static/matches.py")[0].status == 404
 
 
+@pytest.mark.parametrize("method", ["HEAD", "PUT", "DELETE", "OPTIONS"])
+@pytest.mark.parametrize("path, allow", [("/", "GET"), ("/static/app.js", "GET"), ("/web/api/act", "POST"),
+                                         ("/web/api/match", "GET, POST"), ("/v1/info", "GET")])
+def test_other_methods_on_the_page_get_405_and_allow(server, method, path, allow):
+    status, answer, response = Client(server).call(method, path, b"{}" if method == "PUT" else None)
+    assert status == 405 and response.getheader("Allow") == allow
+    assert answer is None if method == "HEAD" else f"use {allow} for {path}" in answer["error"]
+
+
+def test_an_unknown_path_names_the_pages_paths_too(server):
+    status, answer, _ = Client(server).call("GET", "/nope")
+    assert status == 404 and "the page at GET /" in answer["error"] and "POST /v1/act" in answer["error"]
+
+
 def test_store_caps_and_expiry():
     """At most max_sessions at once: a full store pushes out a finished match, refuses
     when every match is in play, and drops idle and finished sessions after a while."""

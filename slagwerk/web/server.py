@@ -19,7 +19,7 @@ from http.cookies import CookieError, SimpleCookie
 from importlib import resources
 from urllib.parse import parse_qs, urlsplit
 
-from ..agents.http import BotHandler, BotServer
+from ..agents.http import BotHandler, BotServer, json_content_type
 from ..agents.protocol import encode, error_answer
 from ..engine.errors import SlagwerkError, brief, one_line
 from .matches import WORKER_WAIT_S, MatchStore, WebError
@@ -93,6 +93,32 @@ class WebHandler(BotHandler):
 
     # ------------------------------------------------------------ routing
 
+    def _page_methods(self, path: str) -> str | None:
+        """The methods a path of the page or its API takes (``Allow``), or None."""
+        if path in ("/", "/index.html") or (path.startswith("/static/")
+                                            and path[len("/static/"):] in self.server.page):
+            return "GET"
+        if path.startswith(API):
+            return ", ".join(sorted(method for method, name in ROUTES if name == path[len(API):])) or None
+        return None
+
+    def _method_not_allowed(self, close: bool = True) -> None:
+        path = self._path()
+        allow = self._page_methods(path)
+        if allow is None:
+            super()._method_not_allowed(close)
+            return
+        self._send(HTTPStatus.METHOD_NOT_ALLOWED, error_answer(None, f"use {allow} for {path[:80]} "
+                                                                     f"(not {self.command})"),
+                   close=close, headers={"Allow": allow})
+
+    do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = _method_not_allowed
+
+    def _not_found(self, close: bool = False):
+        self._send(HTTPStatus.NOT_FOUND, error_answer(
+            None, f"no such path {self._path()[:80]!r} (paths: the page at GET /, its API under {API}, "
+                  f"the bot API's GET /v1/info and POST /v1/act)"), close=close)
+
     def do_GET(self):
         path = self._path()
         if path in ("/", "/index.html"):
@@ -114,7 +140,7 @@ class WebHandler(BotHandler):
         body = self._read_body()  # the bot API's size limit
         if body is None:
             return
-        if self.headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
+        if not json_content_type(self.headers):
             self._send_json(HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
                             error_answer(None, "the page's API takes Content-Type: application/json"))
             return
