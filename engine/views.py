@@ -108,6 +108,8 @@ def check_keys(view, allowed, required, game_name: str) -> None:
     """Reject a view that is not an object, lacks a required key or has an unknown one."""
     if not isinstance(view, dict):
         raise InvalidViewError(f"a view is a JSON object, not {type(view).__name__}")
+    if view.get("game", game_name) != game_name:  # first: another game's view has other fields
+        raise InvalidViewError(f"view is for game {brief(view.get('game'))}, not {game_name!r}")
     unknown = sorted(set(view) - set(allowed))
     if unknown:
         raise InvalidViewError(
@@ -116,8 +118,6 @@ def check_keys(view, allowed, required, game_name: str) -> None:
     missing = [k for k in required if k not in view]
     if missing:
         raise InvalidViewError(f"a view of {game_name} needs the field {missing[0]!r}")
-    if view.get("game", game_name) != game_name:
-        raise InvalidViewError(f"view is for game {brief(view.get('game'))}, not {game_name!r}")
 
 
 def want_int(view, key, low, high):

@@ -263,6 +263,10 @@ def test_resampling_keeps_the_seats_information_state(game):
     assert all(w.information_state_string(player) == state.information_state_string(player) for w in worlds)
     assert all(w.legal_actions() == state.legal_actions() for w in worlds)
     assert any(not np.array_equal(w._array, state._array) for w in worlds)
+    n = os_game.num_players()
+    for bad in (-1, n, 100, True, 1.0):
+        with pytest.raises(ValueError, match=f"player {bad!r} is not a seat"):
+            state.resample_from_infostate(bad, sampler)
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -230,6 +230,16 @@ BAD_REQUESTS = [
 ]
 
 
+@pytest.mark.parametrize("game_name", [name for name in GAME_NAMES if name != "coins"])
+def test_another_games_view_is_named_as_such(game_name):
+    """Its fields differ too, but the game is what is wrong (the request's game, or the default)."""
+    other = positions(game_name, 1, seed=5)[0]
+    view = other.view(other.to_move)
+    assert f"view is for game {game_name!r}, not 'coins'" in handle({**GOOD, "view": view})["error"]
+    request = {"id": 1, "type": "act", "agent": "random", "view": view}
+    assert f"view is for game {game_name!r}" in handle(request, defaults=Defaults(game="coins"))["error"]
+
+
 def test_a_warm_request_loads_a_games_agents_before_any_act():
     answer = handle({"id": 7, "type": "warm", "game": "kozel"})
     assert answer["id"] == 7 and answer["warmed"] == "kozel" and answer["answered"] >= 4

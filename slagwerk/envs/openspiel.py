@@ -414,7 +414,13 @@ class SlagwerkState(pyspiel.State):
 
     def resample(self, player: int, rng: np.ndarray) -> SlagwerkState:
         """A state ``player`` cannot tell from this one, its unseen cards redealt
-        from ``rng`` by the engine's ``determinize``."""
+        from ``rng`` by the engine's ``determinize``.
+
+        :raises ValueError: if ``player`` is not a seat (pyspiel checks the
+            player of its own methods, but not of this Python one)."""
+        n = self._context.game.n_players
+        if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < n:
+            raise ValueError(f"player {player!r} is not a seat of {self._context.game.name} (0..{n - 1})")
         other = self.clone()
         if self._deal is not None:  # mid-deal chance: nothing dealt is seen yet
             return other
