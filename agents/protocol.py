@@ -45,6 +45,7 @@ import numpy as np
 from .. import __version__
 from ..engine import GAMES, make_game, strict_json
 from ..engine.errors import IllegalActionError, InvalidViewError, SlagwerkError, SpecError, brief
+from ..engine.replay import check_history
 from ..engine.seeds import SEED_RANGE, is_seed
 from ..engine.strict_json import StrictJSONError
 from ..search.tree import NODE_FIELDS
@@ -275,7 +276,8 @@ def _param_json(spec) -> dict:
 def act(request: dict, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEFAULTS) -> dict:
     """The ``act`` answer (without ``id``): ``action`` and, if asked, ``stats``.
 
-    The view is checked by the game (``state_from_view``); its legal actions,
+    The view is checked by the game (``state_from_view``), and so is its
+    history against the rest of it (``check_history``); its legal actions,
     when given, must be the rules' legal actions for that seat. The agent's
     answer is checked to be legal before it is returned.
     """
@@ -309,6 +311,7 @@ def act(request: dict, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_
     if view["to_move"] != seat:
         mover = "nobody" if view["to_move"] is None else f"seat {view['to_move']}"
         raise InvalidViewError(f"seat {seat} is not to move in this view ({mover} is)")
+    check_history(state, view)
     legal = state.legal_texts(seat)
     if not legal:
         raise InvalidViewError(f"seat {seat} has no legal action in this view")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 
 from ..engine import make_game
+from ..engine.replay import check_history
 from ..kernel_cache import compiling
 from .registry import AGENTS, make
 
@@ -33,6 +34,7 @@ def compile_game(name: str) -> None:
     game = make_game(name)
     state = game.new_match(seed=0)
     seat = state.to_move
+    check_history(state, state.view(seat))  # what a bot request's view is checked with
     for spec in WARM_UP_SPECS:
         agent = make(spec, game, seed=0)
         if AGENTS[agent.name].cheating:

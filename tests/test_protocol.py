@@ -21,6 +21,7 @@ from slagwerk.cli import main
 from slagwerk.engine import GAME_NAMES, contract, make_game
 from slagwerk.engine.bits import make_rng
 from slagwerk.engine.records import record_of
+from slagwerk.engine.replay import check_history
 
 ANSWER_TIMEOUT_S = 300.0  # generous: a first search request may compile kernels
 SEARCH = "ismcts"
@@ -238,6 +239,79 @@ def test_another_games_view_is_named_as_such(game_name):
     assert f"view is for game {game_name!r}, not 'coins'" in handle({**GOOD, "view": view})["error"]
     request = {"id": 1, "type": "act", "agent": "random", "view": view}
     assert f"view is for game {game_name!r}" in handle(request, defaults=Defaults(game="coins"))["error"]
+
+
+# ----------------------------------------------------------- the history
+
+
+def _views_with_history(game_name: str, count: int, seed: int, **options):
+    rnd = random.Random(seed)
+    game = make_game(game_name, **options)
+    state, views = game.new_match(seed=seed), []
+    while len(views) < count:
+        if state.is_terminal:
+            state = game.new_match(seed=rnd.randrange(1 << 30))
+        if state.deal_pending:
+            state.deal(rng=make_rng(rnd.randrange(1 << 30)))
+            continue
+        view = state.view(state.to_move)
+        if view["history"]:
+            views.append(view)
+        state.apply(rnd.choice(state.legal_actions()))
+    return views
+
+
+def _slotless(view: dict) -> dict:
+    """A Koetsieren view without the hands' ``played`` (the slots cards left)."""
+    return dict(view, hands=[{k: v for k, v in h.items() if k != "played"} for h in view["hands"]])
+
+
+@pytest.mark.parametrize("game_name, options", [
+    ("coins", {}), ("koetsieren", {"players": 3}), ("koetsieren", {"players": 6}), ("kozel", {}),
+    ("aluette", {}),
+])
+def test_the_history_of_every_real_view_passes_its_check(game_name, options):
+    """Views of random matches, rebuilt from other seeds: never a false alarm (Koetsieren
+    also without the slots cards were played from)."""
+    for k, view in enumerate(_views_with_history(game_name, 300, seed=21, **options)):
+        for shown in (view, _slotless(view)) if game_name == "koetsieren" else (view,):
+            check_history(make_game(game_name).state_from_view(shown, seed=k), shown)
+
+
+def _contradicted(game_name: str):
+    """(view, what) pairs: views whose history contradicts the rest of them."""
+    for view in _views_with_history(game_name, 40, seed=22):
+        history = view["history"]
+        if game_name == "coins":
+            mine = next(i for i, item in enumerate(history) if item["seat"] == view["seat"]) \
+                if any(item["seat"] == view["seat"] for item in history) else None
+            if mine is not None:  # the seat played a card it still holds
+                changed = [dict(item) for item in history]
+                changed[mine]["action"] = view["hand"][0]
+                yield dict(view, history=changed), "card still in hand"
+            yield dict(view, dealer=(view["dealer"] + 1) % 3), "another dealer"
+        elif game_name == "koetsieren" and view["trump"] is not None:
+            other = next(suit for suit in "cdhs" if suit != view["trump"])
+            yield dict(view, trump=other), "trump"
+            if all(bid is not None for bid in view["bids"]):
+                yield dict(view, bids=[(bid + 1) % 5 for bid in view["bids"]]), "bids"
+
+
+@pytest.mark.parametrize("game_name", ["coins", "koetsieren"])
+def test_a_history_that_contradicts_the_view_is_an_error(game_name):
+    """docs/protocol.md: a view's history is replayed from the deal's start and must
+    lead to the rest of the view (a played card the view shows in a hand, a trump or
+    bids other than the history's, a dealer whose deal would have begun elsewhere)."""
+    seen = set()
+    for view, what in _contradicted(game_name):
+        request = {"id": 3, "type": "act", "game": game_name, "agent": "random", "view": view}
+        answer = handle(request)
+        assert "error" in answer, (what, view)
+        message = answer["error"]
+        assert message.startswith("the view's history cannot have led to the rest of the view") or \
+            "history" in message, (what, message)
+        seen.add(what)
+    assert len(seen) >= 2
 
 
 def test_a_warm_request_loads_a_games_agents_before_any_act():
