@@ -34,7 +34,9 @@ def compile_game(name: str) -> None:
     game = make_game(name)
     state = game.new_match(seed=0)
     seat = state.to_move
-    check_history(state, state.view(seat))  # what a bot request's view is checked with
+    after = state.clone()  # a bot request's view is checked by replaying its history
+    after.apply(after.legal_actions()[0])
+    check_history(after, after.view(after.to_move))
     for spec in WARM_UP_SPECS:
         agent = make(spec, game, seed=0)
         if AGENTS[agent.name].cheating:
