@@ -50,6 +50,7 @@ from ..engine.seeds import SEED_RANGE, is_seed
 from ..engine.strict_json import StrictJSONError
 from ..search.tree import NODE_FIELDS
 from .registry import AGENTS, agent_class, make, parse_spec
+from .warmup import ensure_compiled
 
 PROTOCOL = "slagwerk-bot"
 PROTOCOL_VERSION = 1
@@ -305,6 +306,7 @@ def act(request: dict, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_
         raise ProtocolError(f"'stats' must be true or false, not {short_repr(want_stats)}")
 
     game = make_game(game_name)
+    compiled(game.name)
     state = game.state_from_view(view, seed=0)
     game = state.game  # built with the view's options
     seat = view["seat"]
@@ -437,7 +439,19 @@ def warm(request: dict, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO
         raise ProtocolError("a 'warm' request needs the field 'game'")
     if not isinstance(game_name, str) or game_name not in GAMES:
         raise ProtocolError(f"unknown game {short_repr(game_name)} (games: {', '.join(GAMES)})")
+    compiled(game_name)
     return {"warmed": game_name, "answered": warm_up(limits, [game_name])}
+
+
+_COMPILED: set[str] = set()
+
+
+def compiled(game_name: str) -> None:
+    """Before this process first answers for ``game_name``: compile its kernels if the
+    cache lacks them, saying so on standard error (a bot's answers own standard output)."""
+    if game_name not in _COMPILED:
+        ensure_compiled([game_name])
+        _COMPILED.add(game_name)
 
 
 def warm_up(limits: Limits = DEFAULT_LIMITS, games=None) -> int:

@@ -14,6 +14,15 @@ DEFAULT_BOOTSTRAP = 1000
 """Bootstrap resamples for the ratings' 95% intervals."""
 MIN_BOOTSTRAP = 10
 """Fewest bootstrap resamples accepted: with none, an interval has no width."""
+MAX_BOOTSTRAP = 100_000
+"""Most bootstrap resamples accepted (their arrays must fit in memory)."""
+MAX_GROUPS = 100_000
+"""Most duplicate groups of one run or test (the largest measured in the docs:
+2,160); a schedule is built whole before the first game."""
+MAX_TUNING_GAMES = 10**8
+"""Most games a tuning run's budget may name."""
+MAX_ELO = 1000.0
+"""The largest Elo difference an SPRT's hypotheses may name (about 99.7% of the points)."""
 RESULTS_ROOT = Path("slagwerk-results")
 """Where a run's results folder goes when no ``--results`` is given."""
 

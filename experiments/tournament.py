@@ -31,7 +31,7 @@ from ..engine import registry
 from ..engine.bits import derive_seed
 from ..engine.errors import SpecError
 from ..safe_files import SafeFileError
-from .defaults import DEFAULT_MOVE_TIME, MIN_BOOTSTRAP, default_results_folder
+from .defaults import DEFAULT_MOVE_TIME, MAX_BOOTSTRAP, MAX_GROUPS, MIN_BOOTSTRAP, default_results_folder
 from .plots import import_in_background
 from .ratings import DEFAULT_BOOTSTRAP, Ratings, groups_from_lines, rate
 from .results import FAULTS_LOG, FaultLog, ResultsFolder, run_id
@@ -180,12 +180,13 @@ class TournamentConfig:
         """:raises SlagwerkError: for any bad setting, naming it."""
         if self.unit not in UNITS:
             raise ExperimentError(f"unknown unit {self.unit!r} (units: {', '.join(UNITS)})")
-        if isinstance(self.deals, bool) or not isinstance(self.deals, int) or self.deals < 1:
-            raise ExperimentError(f"--deals must be a positive integer, not {self.deals!r}")
+        if isinstance(self.deals, bool) or not isinstance(self.deals, int) \
+                or not 1 <= self.deals <= MAX_GROUPS:
+            raise ExperimentError(f"--deals must be an integer from 1 to {MAX_GROUPS}, not {self.deals!r}")
         if (isinstance(self.bootstrap, bool) or not isinstance(self.bootstrap, int)
-                or self.bootstrap < MIN_BOOTSTRAP):
-            raise ExperimentError(f"--bootstrap must be an integer of at least {MIN_BOOTSTRAP} (the "
-                                  f"resamples of a 95% interval), not {self.bootstrap!r}")
+                or not MIN_BOOTSTRAP <= self.bootstrap <= MAX_BOOTSTRAP):
+            raise ExperimentError(f"--bootstrap must be an integer from {MIN_BOOTSTRAP} (the fewest "
+                                  f"resamples of a 95% interval) to {MAX_BOOTSTRAP}, not {self.bootstrap!r}")
         if len(self.agents) < 2:
             raise SpecError(f"a tournament needs at least two agents, not {list(self.agents)!r}")
         validate_setup(self.setup())
@@ -273,8 +274,10 @@ class TournamentConfig:
                 bootstrap=int(data.get("bootstrap", DEFAULT_BOOTSTRAP)),
                 bots=tuple(sorted(dict(data.get("bots") or {}).items())),
             )
-        except (KeyError, TypeError, ValueError) as err:
+        except KeyError as err:
             raise ExperimentError(f"a tournament config needs {err}; it holds {sorted(data)}") from None
+        except (TypeError, ValueError) as err:
+            raise ExperimentError(f"a tournament config has a value of the wrong kind ({err})") from None
 
 
 @dataclass(frozen=True)

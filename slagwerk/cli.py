@@ -43,7 +43,7 @@ class ExactParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str):
-        """argparse's error, with the nearest option named for a misspelt one."""
+        """argparse's error on one line, with the nearest option named for a misspelt one."""
         if message.startswith("unrecognized arguments:"):
             known = sorted(_option_strings(self))
             hints = []
@@ -54,7 +54,8 @@ class ExactParser(argparse.ArgumentParser):
                         hints.append(f"{word}: did you mean {close[0]}?")
             if hints:
                 message = f"{message} ({'; '.join(hints)})"
-        super().error(message)
+        # One line, as every other error (the whole usage would bury it): where to look instead.
+        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the options)\n")
 
 
 def _option_strings(parser: argparse.ArgumentParser) -> set[str]:

@@ -46,7 +46,6 @@ def test_play_takes_the_game_as_the_other_commands_do(capsys):
         (["play", "coins", "--agents", "random:depth=3"], "unknown parameter 'depth'"),
         (["play", "coins", "--target", "0"], "target=0 is out of range"),
         (["play", "coins", "-o", "target"], "is not KEY=VALUE"),
-        (["bench", "--seconds", "0"], "--seconds must be positive"),
         (["sprt", "random", "heuristic", "--game", "coins", "--scheduler", "tcp://h:8786"],
          "--scheduler tcp://h:8786 needs --backend dask"),
         (["tournament", "--agents", "random", "--scheduler", "tcp://h:8786", "--backend", "loky"],
@@ -59,6 +58,61 @@ def test_bad_input_is_one_clear_error_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["bench", "--seconds", "0"], "--seconds: must be a number above 0 and at most 3600, not 0"),
+    (["bench", "--seconds", "nan"], "--seconds: must be a number above 0"),
+    (["play", "coins", "--move-time", "inf"],
+     "--move-time: must be a number from 0 to 604800 seconds, not inf"),
+    (["tournament", "--move-time", "-1"], "--move-time: must be a number from 0 to 604800 seconds"),
+    (["sprt", "a", "b", "--game", "coins", "--move-time", "1e400"], "--move-time: must be a number from 0"),
+    (["tournament", "--jobs", str(10**20)], "--jobs: must be an integer from -1 to 1024"),
+    (["tournament", "--jobs", "0"], "--jobs: must be -1 (every core) or 1 or more, not 0"),
+    (["bot", "--time-limit-ms", "99999999999"], "--time-limit-ms: must be an integer from 0 to 604800000"),
+    (["bot", "--max-request-bytes", str(10**20)], "--max-request-bytes: must be an integer from 2 to"),
+    (["serve", "--workers", str(10**20)], "--workers: must be an integer from 1 to 256"),
+    (["serve", "--port", "70000"], "--port: must be an integer from 0 to 65535"),
+    (["experiment", "belief", "--game", "coins", "--temperature", "nan"], "--temperature: must be a number"),
+    (["play", "coins", "--seed", "x"], "--seed: not an integer: 'x'"),
+])
+def test_a_number_out_of_range_is_one_line_from_the_parser_before_anything_runs(argv, message, capsys):
+    """A time limit, count or size the operating system, memory or C integers could not
+    hold (or a NaN) stops the command at once, on one line naming the option."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and message in err and err.count("\n") == 1, err
+    assert "--help lists the options" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["tournament", "--game", "coins", "--deals", "1000000000"],
+     "--deals must be an integer from 1 to 100000"),
+    (["tournament", "--game", "coins", "--bootstrap", str(10**20)],
+     "--bootstrap must be an integer from 10"),
+    (["sprt", "heuristic", "random", "--game", "coins", "--elo1", "inf"],
+     "--elo1 must be from -1000 to 1000"),
+    (["sprt", "heuristic", "random", "--game", "coins", "--max-groups", str(10**7)],
+     "--max-groups must be an integer from 1 to 100000"),
+])
+def test_a_run_too_large_to_hold_is_refused_before_it_starts(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+def test_force_keeps_the_earlier_run_when_the_new_settings_are_bad(tmp_path, capsys):
+    folder = tmp_path / "run"
+    common = ["tournament", "--game", "coins", "--agents", "random", "heuristic", "--deals", "1",
+              "--jobs", "1", "--quiet", "--results", str(folder)]
+    assert main([*common, "--bootstrap", "10"]) == 0
+    before = (folder / "games.jsonl").read_text()
+    assert main([*common, "--bootstrap", str(10**20), "--force"]) == 2
+    assert (folder / "games.jsonl").read_text() == before
+    with pytest.raises(SystemExit):
+        main([*common, "--jobs", str(10**20), "--force"])
+    assert (folder / "games.jsonl").read_text() == before
 
 
 @pytest.mark.parametrize("argv", [["play", "coins", "--seed", "-1"], ["tournament", "--seed", str(2**63)]])

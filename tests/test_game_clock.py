@@ -91,9 +91,11 @@ def test_the_clock_is_part_of_the_run_and_resume_keeps_it(tmp_path, capsys):
     ["play", "coins", "--game-time", "0"],
 ])
 def test_a_clock_that_is_not_positive_is_a_one_line_error(argv, capsys):
-    assert main(argv) == 2
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--game-time must be a positive number of seconds" in err[0]
+    assert exit_.value.code == 2 and len(err) == 1
+    assert "argument --game-time: must be a number above 0 and at most 604800 seconds" in err[0]
 
 
 def test_sprt_and_play_keep_the_clock(capsys):

@@ -542,12 +542,15 @@ def test_ctrl_c_while_the_worker_compiles_ends_the_worker_too(tmp_path):
 def test_serve_web_options_are_checked(tmp_path, capsys):
     from slagwerk.cli import main
 
-    for argv, reason in ((["--max-matches", "0"], "--max-matches must be at least 1"),
-                         (["--match-expiry", "0"], "--match-expiry must be in"),
-                         (["--results", str(tmp_path / "nowhere")], "is not a folder")):
-        assert main(["serve", "--port", "0", *argv]) == 2
+    for argv, reason in ((["--max-matches", "0"], "argument --max-matches: must be an integer from 1"),
+                         (["--match-expiry", "0"], "argument --match-expiry: must be a number above 0")):
+        with pytest.raises(SystemExit):
+            main(["serve", "--port", "0", *argv])
         err = capsys.readouterr().err
-        assert err.startswith("error: ") and reason in err and err.count("\n") == 1
+        assert reason in err and err.count("\n") == 1
+    assert main(["serve", "--port", "0", "--results", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "is not a folder" in err and err.count("\n") == 1
 
 
 _LEAVING = threading.Event()

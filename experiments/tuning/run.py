@@ -35,7 +35,7 @@ from ...agents.warmup import ensure_compiled
 from ...engine.bits import derive_seed
 from ...engine.errors import SpecError
 from ...safe_files import SafeFileError
-from ..defaults import default_results_folder
+from ..defaults import MAX_GROUPS, MAX_TUNING_GAMES, default_results_folder
 from ..results import FaultLog, run_id
 from ..runner import UNITS, ExperimentError, GameSetup, game_info, validate_setup
 from ..seating import schedule
@@ -120,9 +120,11 @@ class TuneConfig:
             raise ExperimentError(f"unknown method {self.method!r} (methods: {', '.join(METHODS)})")
         if self.unit not in UNITS:
             raise ExperimentError(f"unknown unit {self.unit!r} (units: {', '.join(UNITS)})")
-        for name, value in (("--budget", self.budget), ("--groups", self.groups)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise ExperimentError(f"{name} must be a positive integer, not {value!r}")
+        for name, value, most in (("--budget", self.budget, MAX_TUNING_GAMES),
+                                  ("--groups", self.groups, MAX_GROUPS)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or not 1 <= value <= most):
+                raise ExperimentError(f"{name} must be an integer from 1 to {most}, not {value!r}")
         if not self.opponents:
             raise SpecError("tuning needs at least one opponent spec (--opponents)")
         space = self.space()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ..engine import GAME_NAMES
-from ..engine.errors import OptionError
+from .options import number_in
 
 
 def add_parser(subparsers) -> None:
@@ -17,7 +17,7 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("--game", action="append", choices=GAME_NAMES,
                         help="only this game (repeatable; default: every game)")
-    parser.add_argument("--seconds", type=float, default=2.0,
+    parser.add_argument("--seconds", type=number_in(float, 0, 3600, above=True), default=2.0,
                         help="time per measurement (default 2)")
     parser.add_argument("--startup", action="store_true",
                         help="also time cold and warm start-up in fresh processes")
@@ -37,8 +37,6 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     from ..experiments.bench import format_table, run_bench
 
-    if args.seconds <= 0:
-        raise OptionError(f"--seconds must be positive, not {args.seconds}")
     rows = run_bench(args.game, args.seconds, startup=args.startup,
                      search=not args.no_search, with_c=not args.no_c, bots=not args.no_bots)
     if args.jobs_speedup:

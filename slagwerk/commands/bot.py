@@ -12,7 +12,16 @@ from ..agents.stdio import serve_lines
 from ..agents.workers import WorkerPool, bot_command
 from ..engine import GAME_NAMES, GAMES
 from ..engine.errors import OptionError
-from .options import add_agent_source_options, load_agent_sources
+from .options import (
+    MAX_ITERATIONS,
+    MAX_MILLISECONDS,
+    MAX_NODES,
+    MAX_REQUEST_BYTES,
+    MAX_WORLDS,
+    add_agent_source_options,
+    load_agent_sources,
+    number_in,
+)
 
 DEFAULT_TIME_LIMIT_MS = 30_000
 """``slagwerk bot``'s hard time limit per ``act`` request unless ``--time-limit-ms`` says otherwise."""
@@ -31,7 +40,8 @@ def add_parser(subparsers) -> None:
                         "from FILE here, once)")
     add_limit_options(parser)
     add_server_options(parser)
-    parser.add_argument("--time-limit-ms", type=int, default=DEFAULT_TIME_LIMIT_MS, metavar="MS",
+    parser.add_argument("--time-limit-ms", type=number_in(int, 0, MAX_MILLISECONDS),
+                        default=DEFAULT_TIME_LIMIT_MS, metavar="MS",
                         help="hard limit per act request: agents run in a worker process, which is "
                         "stopped and replaced when a request overruns (the answer is an error); "
                         "time_ms budgets may use 80%% of it; 0 runs agents in this process with no "
@@ -47,10 +57,11 @@ def add_parser(subparsers) -> None:
 
 def add_limit_options(parser, time_help: str = "the largest time_ms budget a request may ask for") -> None:
     default = Limits()
-    parser.add_argument("--max-request-bytes", type=int, default=default.max_request_bytes, metavar="N",
+    parser.add_argument("--max-request-bytes", type=number_in(int, 2, MAX_REQUEST_BYTES),
+                        default=default.max_request_bytes, metavar="N",
                         help=f"longest request accepted (default {default.max_request_bytes})")
     # None: not given (bot says so only when a flag the user gave is lowered)
-    parser.add_argument("--max-time-ms", type=int, default=None, metavar="MS",
+    parser.add_argument("--max-time-ms", type=number_in(int, 1, MAX_MILLISECONDS), default=None, metavar="MS",
                         help=f"{time_help} (default {default.max_time_ms})")
     add_cap_options(parser)
 
@@ -58,13 +69,16 @@ def add_limit_options(parser, time_help: str = "the largest time_ms budget a req
 def add_cap_options(parser) -> None:
     """The caps on what one request may ask for (``bot`` and ``serve``)."""
     default = Limits()
-    parser.add_argument("--max-iterations", type=int, default=default.max_iterations, metavar="N",
+    parser.add_argument("--max-iterations", type=number_in(int, 1, MAX_ITERATIONS),
+                        default=default.max_iterations, metavar="N",
                         help="most search iterations a request may ask for (pimc: worlds x "
                         f"iterations_per_world) (default {default.max_iterations})")
-    parser.add_argument("--max-nodes", type=int, default=default.max_nodes, metavar="N",
+    parser.add_argument("--max-nodes", type=number_in(int, 2, MAX_NODES),
+                        default=default.max_nodes, metavar="N",
                         help="largest search tree (node_cap) a request may ask for, 64 bytes a node "
                         f"(default {default.max_nodes})")
-    parser.add_argument("--max-worlds", type=int, default=default.max_worlds, metavar="N",
+    parser.add_argument("--max-worlds", type=number_in(int, 1, MAX_WORLDS),
+                        default=default.max_worlds, metavar="N",
                         help=f"most pimc worlds a request may ask for (default {default.max_worlds})")
 
 
@@ -81,17 +95,8 @@ def wanted_max_time_ms(args) -> int:
 
 def limits_from_args(args, max_time_ms: int | None = None) -> Limits:
     """The limits of the command line (``max_time_ms`` replaces ``--max-time-ms``)."""
-    if args.max_request_bytes < 2:
-        raise OptionError(f"--max-request-bytes must be at least 2, not {args.max_request_bytes}")
     if max_time_ms is None:
         max_time_ms = wanted_max_time_ms(args)
-    if max_time_ms < 1:
-        raise OptionError(f"--max-time-ms must be positive, not {max_time_ms}")
-    for flag in ("max_iterations", "max_nodes", "max_worlds"):
-        value = getattr(args, flag)
-        low = 2 if flag == "max_nodes" else 1
-        if value < low:
-            raise OptionError(f"--{flag.replace('_', '-')} must be at least {low}, not {value}")
     return Limits(max_request_bytes=args.max_request_bytes, max_time_ms=max_time_ms,
                   max_iterations=args.max_iterations, max_nodes=args.max_nodes,
                   max_worlds=args.max_worlds)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..engine import GAME_NAMES
 from ..engine.errors import OptionError
-from .options import seed_value
+from .options import MAX_WORLDS, number_in, seed_value
 
 HELP = "belief accuracy: how much likelier the inferred belief finds the hidden cards"
 DESCRIPTION = (
@@ -25,10 +25,11 @@ DESCRIPTION = (
 
 def add_arguments(parser) -> None:
     parser.add_argument("--game", required=True, choices=GAME_NAMES, help="the game")
-    parser.add_argument("--positions", type=int, default=60, help="positions measured (default 60)")
-    parser.add_argument("--particles", type=int, default=128,
+    parser.add_argument("--positions", type=number_in(int, 1, 100_000), default=60,
+                        help="positions measured (default 60)")
+    parser.add_argument("--particles", type=number_in(int, 1, MAX_WORLDS), default=128,
                         help="worlds per belief, both ways (default 128)")
-    parser.add_argument("--temperature", type=float, default=0.0,
+    parser.add_argument("--temperature", type=number_in(float, 0, 1e6), default=0.0,
                         help="the opponent model's temperature (default: the game's own)")
     parser.add_argument("--model", default=None, metavar="FILE",
                         help="measure this opponent model (a file of python -m "

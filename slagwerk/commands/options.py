@@ -71,13 +71,14 @@ def add_run_options(parser: argparse.ArgumentParser, move_time: float = 0.0, *,
     parser.add_argument("--unit", choices=("deal", "match"), default=None if resumable else DEFAULT_UNIT,
                         help="a game is one deal scored by its normalised deal score (default), "
                         "or a whole match scored by its outcome")
-    parser.add_argument("--jobs", type=int, default=-1,
+    parser.add_argument("--jobs", type=jobs_value, default=-1,
                         help="worker processes (default: all cores; 1 plays in this process)")
     parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
                         help="local worker processes (default; forked on Linux) or a Dask cluster")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask scheduler address for --backend dask (default: a local cluster)")
-    parser.add_argument("--move-time", type=float, default=None if resumable else move_time,
+    parser.add_argument("--move-time", type=number_in(float, 0, MAX_SECONDS, unit=" seconds"),
+                        default=None if resumable else move_time,
                         metavar="SECONDS",
                         help="per-move time limit; slower moves forfeit "
                         f"(default {f'{move_time:g}' if move_time else 'none'})")
@@ -87,18 +88,16 @@ def add_game_time_option(parser: argparse.ArgumentParser, *, whole_match: bool =
     """``--game-time``: each seat's clock for a whole game (``None`` when not given);
     ``whole_match`` for a command that always plays whole matches (``play``)."""
     game = "the match" if whole_match else "a game (a deal, or a match with --unit match)"
-    parser.add_argument("--game-time", type=float, default=None, metavar="SECONDS",
+    parser.add_argument("--game-time", type=number_in(float, 0, MAX_SECONDS, above=True, unit=" seconds"),
+                        default=None, metavar="SECONDS",
                         help=f"each seat's total thinking time for {game}, like a chess clock; a "
                         "seat whose clock runs out forfeits (default: no clock; --move-time still "
                         "bounds each move)")
 
 
 def game_time_from_args(args) -> float | None:
-    """``--game-time`` checked: a positive number of seconds, or ``None``."""
-    value = args.game_time
-    if value is not None and not value > 0:
-        raise OptionError(f"--game-time must be a positive number of seconds, not {value:g}")
-    return value
+    """``--game-time`` (its type checked it: a positive number of seconds), or ``None``."""
+    return args.game_time
 
 
 def refuse_conflict(flag: str, stored, given, folder) -> None:
@@ -227,4 +226,57 @@ def seed_value(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
     if not is_seed(value):
         raise argparse.ArgumentTypeError(f"a seed is {SEED_RANGE}, not {value}")
+    return value
+
+
+# Upper bounds of numeric options: far beyond any real run, and below what the
+# operating system's timers, C integers or memory would fail on.
+MAX_SECONDS = 7 * 86400
+"""A week: the longest time limit, clock or timeout an option takes."""
+MAX_MILLISECONDS = MAX_SECONDS * 1000
+MAX_JOBS = 1024
+MAX_GROUPS = 100_000
+"""Duplicate groups of one run (the largest measured in the docs: 2,160)."""
+MAX_BOOTSTRAP = 100_000
+MAX_REQUEST_BYTES = 1 << 30
+MAX_ITERATIONS = 10**12
+MAX_NODES = 1 << 30
+MAX_WORLDS = 10**7
+MAX_WORKERS = 256
+
+
+def number_in(kind: type, low, high, *, above: bool = False, unit: str = ""):
+    """An argparse type: an ``int`` or finite ``float`` from ``low`` (excluded when
+    ``above``) to ``high``, so that a bad value stops the command before it starts.
+
+    >>> number_in(int, 1, 10)("3"), number_in(float, 0, 5, above=True)("0.5")
+    (3, 0.5)
+    """
+    noun = "an integer" if kind is int else "a number"
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {noun}: {text!r}") from None
+        if not (low < value if above else low <= value) or not value <= high:  # NaN fails both
+            span = f"above {_plain(low)} and at most {_plain(high)}" if above else \
+                f"from {_plain(low)} to {_plain(high)}"
+            raise argparse.ArgumentTypeError(f"must be {noun} {span}{unit}, not {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _plain(number) -> str:
+    """A bound as people write it: ``604800``, ``0.5``."""
+    return str(int(number)) if float(number).is_integer() else f"{number:g}"
+
+
+def jobs_value(text: str) -> int:
+    """An argparse type: worker processes, -1 (every core) or 1..:data:`MAX_JOBS`."""
+    value = number_in(int, -1, MAX_JOBS)(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be -1 (every core) or 1 or more, not 0")
     return value

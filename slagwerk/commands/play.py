@@ -13,12 +13,14 @@ from ..engine.bits import derive_seed
 from ..engine.errors import AgentUnavailable, OptionError
 from ..engine.records import record_of
 from .options import (
+    MAX_SECONDS,
     add_agent_source_options,
     add_game_options,
     add_game_time_option,
     game_from_args,
     game_time_from_args,
     load_agent_sources,
+    number_in,
     seat_specs,
     seed_value,
 )
@@ -50,7 +52,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--web", action="store_true",
                         help="play in the browser instead: serves the page on 127.0.0.1 and opens this "
                         "match, you in seat --human (default 0) against --agents (docs/web.md)")
-    parser.add_argument("--move-time", type=float, default=0.0, metavar="SECONDS",
+    parser.add_argument("--move-time", type=number_in(float, 0, MAX_SECONDS, unit=" seconds"), default=0.0,
+                        metavar="SECONDS",
                         help="per-move time limit of the agents: a slower move, or any fault of an "
                         "agent or bot, forfeits the match (default: none)")
     add_game_time_option(parser, whole_match=True)
@@ -99,8 +102,6 @@ def run(args) -> int:
 def _play(args, record: ReservedOutput | None) -> int:
     from ..experiments.runner import Forfeit  # the harness loads only when a match is played
 
-    if args.move_time < 0:
-        raise OptionError(f"--move-time must not be negative, not {args.move_time:g}")
     game_time = game_time_from_args(args)
     load_agent_sources(args, args.move_time or None)  # plugins and --bot bots
     game = game_from_args(args.game, args)

@@ -11,6 +11,7 @@ from ..agents.http import DEFAULT_PORT, is_loopback
 from ..agents.protocol import Limits
 from ..engine.errors import OptionError
 from .bot import add_cap_options, add_server_options, defaults_from_args, limits_from_args
+from .options import MAX_MILLISECONDS, MAX_REQUEST_BYTES, MAX_SECONDS, MAX_WORKERS, number_in
 
 PUBLIC_WARNING = (
     "WARNING: slagwerk serve is listening on {host}, not on loopback: anyone who can reach this "
@@ -31,12 +32,15 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--public", action="store_true",
                         help="allow a --host that is not loopback (no authentication: anyone who can "
                         "reach it can use the CPU)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+    parser.add_argument("--port", type=number_in(int, 0, 65535), default=DEFAULT_PORT,
                         help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--time-limit-ms", type=int, default=30_000, metavar="MS",
+    parser.add_argument("--workers", type=number_in(int, 1, MAX_WORKERS), default=1,
+                        help="worker processes (default 1)")
+    parser.add_argument("--time-limit-ms", type=number_in(int, 10, MAX_MILLISECONDS), default=30_000,
+                        metavar="MS",
                         help="per-request time limit; time_ms budgets may use 80%% of it (default 30000)")
-    parser.add_argument("--max-request-bytes", type=int, default=Limits().max_request_bytes, metavar="N",
+    parser.add_argument("--max-request-bytes", type=number_in(int, 2, MAX_REQUEST_BYTES),
+                        default=Limits().max_request_bytes, metavar="N",
                         help=f"largest request body (default {Limits().max_request_bytes})")
     add_cap_options(parser)
     add_server_options(parser)
@@ -44,7 +48,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--agent", metavar="SPEC",
                         help="agent of requests that name none (AGENT:@FILE loads its parameters "
                         "from FILE here, once)")
-    parser.add_argument("--client-timeout", type=float, default=10.0, metavar="SECONDS",
+    parser.add_argument("--client-timeout", type=number_in(float, 0, 3600, above=True, unit=" seconds"),
+                        default=10.0, metavar="SECONDS",
                         help="a client must send each whole request (headers and body) within this "
                         "time, or it is dropped; an idle keep-alive connection too (default 10)")
     parser.add_argument("--log", action="store_true", help="log every request to stderr")
@@ -57,19 +62,16 @@ def add_web_options(parser) -> None:
     parser.add_argument("--results", action="append", default=[], metavar="DIR",
                         help="a results folder (or any folder of records) whose records the page may "
                         "open to watch, read-only (repeatable)")
-    parser.add_argument("--max-matches", type=int, default=64, metavar="N",
+    parser.add_argument("--max-matches", type=number_in(int, 1, 100_000), default=64, metavar="N",
                         help="most browser sessions (a match or a watched record each) held at once "
                         "(default 64)")
-    parser.add_argument("--match-expiry", type=float, default=1800.0, metavar="SECONDS",
+    parser.add_argument("--match-expiry", type=number_in(float, 0, MAX_SECONDS, above=True, unit=" seconds"),
+                        default=1800.0, metavar="SECONDS",
                         help="a session nobody asked about for this long is dropped; a finished "
                         "match's after a third of it (default 1800)")
 
 
 def check_web_options(args) -> None:
-    if args.max_matches < 1:
-        raise OptionError(f"--max-matches must be at least 1, not {args.max_matches}")
-    if not 0 < args.match_expiry <= 7 * 86400:
-        raise OptionError(f"--match-expiry must be in (0, 604800] seconds, not {args.match_expiry}")
     for folder in args.results:
         if not os.path.isdir(folder):
             raise OptionError(f"--results {folder!r} is not a folder")
@@ -82,14 +84,6 @@ def web_settings(args) -> dict:
 
 
 def run(args) -> int:
-    if args.workers < 1:
-        raise OptionError(f"--workers must be at least 1, not {args.workers}")
-    if args.time_limit_ms < 10:
-        raise OptionError(f"--time-limit-ms must be at least 10, not {args.time_limit_ms}")
-    if not 0 <= args.port <= 65535:
-        raise OptionError(f"--port must be 0..65535, not {args.port}")
-    if not 0 < args.client_timeout <= 3600:
-        raise OptionError(f"--client-timeout must be in (0, 3600] seconds, not {args.client_timeout}")
     check_web_options(args)
     limits = limits_from_args(args, max(1, args.time_limit_ms * 4 // 5))
     public = not is_loopback(args.host)
