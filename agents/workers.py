@@ -76,7 +76,10 @@ class BotWorker:
     """One ``slagwerk bot`` process, asked one request at a time over its pipes."""
 
     def __init__(self, argv: list[str]):
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        # A session of its own: Ctrl-C in the terminal reaches the parent only, which stops the
+        # workers itself (a worker interrupted while it imports or compiles would print a traceback).
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
+                                     start_new_session=True)
         self._pending = b""
         self.warmed: set[str] = set()
         """Games this worker answered a ``warm`` request for."""

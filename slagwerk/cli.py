@@ -122,7 +122,11 @@ def entry() -> None:
     closed by their ``with`` blocks long before; a command that leaves a
     thread running ends the usual way, after it.
     """
-    code = main()
+    try:
+        code = main()
+    except KeyboardInterrupt:  # while a command's modules still load (numba takes a second)
+        print("interrupted", file=sys.stderr)
+        code = 130
     if any(thread.is_alive() and not thread.daemon for thread in threading.enumerate()
            if thread is not threading.main_thread()):
         sys.exit(code)

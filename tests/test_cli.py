@@ -357,3 +357,27 @@ def test_an_interrupted_sprt_or_tune_says_where_it_stopped(tmp_path, capsys, mon
     monkeypatch.setattr(tuning, "run_tuning", interrupted_at_once)
     assert main([*tune, "--results", "elsewhere"]) == 130
     assert "nothing was saved yet: give the same command again" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("delay", [0.3, 1.0, 2.5])
+def test_ctrl_c_at_any_moment_of_a_servers_start_is_one_word_and_leaves_no_worker(delay):
+    """Ctrl-C reaches the terminal's whole process group: while the command's modules load,
+    while its workers start, or once it serves, it says "interrupted" (no traceback, from it
+    or from a worker) and stops its workers."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    marker = str(1048576 + int(delay * 10))  # a --max-request-bytes only this server's workers get
+    proc = subprocess.Popen([sys.executable, "-m", "slagwerk", "serve", "--port", "0", "--workers", "2",
+                             "--max-request-bytes", marker], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    time.sleep(delay)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    assert "Traceback" not in out and proc.returncode in (0, 130, -signal.SIGINT), out
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", f"max-request-bytes {marker}"], capture_output=True, text=True)
+    assert left.stdout == "", left.stdout
