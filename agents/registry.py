@@ -74,6 +74,8 @@ def parse_spec(spec: str) -> tuple[str, dict, str]:
                 raise SpecError(f"agent spec {spec!r} sets {key!r} twice")
             if key == "label":
                 label = value.strip()
+                if not label:
+                    raise SpecError(f"agent spec {spec!r}: label= needs a name (the agent's name in tables)")
             else:
                 params[key] = value.strip()
     return name.strip(), params, label

@@ -56,6 +56,7 @@ def load_tournament(path) -> tuple[TournamentResult, list[dict]]:
     """
     folder = ResultsFolder.open(path)
     config = TournamentConfig.from_json(folder.config())
+    config.check_sizes()  # a tampered config.json: one line, not a schedule of 10**30 groups
     slots = schedule(config.tables(), config.deals)
     done = folder.load_games(config.expected_lines(slots))
     missing = sum(1 for slot in slots if slot.index not in done)

@@ -169,11 +169,11 @@ def validate_setup(setup: GameSetup, unique_labels: bool = True) -> None:
     labels = []
     for entry in setup.specs:
         parts = partner_specs(entry)
-        if len(parts) > 1 and not (game.team_game and len(parts) == 2):
-            raise ExperimentError(
-                f"{entry!r}: a partnership A+B names two agents and is only for the team games"
-                f" (Kozel, Aluette), not {game.name}"
-            )
+        if len(parts) > 1 and not game.team_game:
+            raise ExperimentError(f"{entry!r}: a partnership A+B is only for the team games (Kozel, "
+                                  f"Aluette), not {game.name}")
+        if len(parts) > 2:
+            raise ExperimentError(f"{entry!r}: a partnership A+B names two agents, not {len(parts)}")
         for part in parts:
             make(part, game, seed=0)
         labels.append(entry_label(entry))

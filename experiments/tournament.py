@@ -178,15 +178,7 @@ class TournamentConfig:
 
     def validate(self) -> None:
         """:raises SlagwerkError: for any bad setting, naming it."""
-        if self.unit not in UNITS:
-            raise ExperimentError(f"unknown unit {self.unit!r} (units: {', '.join(UNITS)})")
-        if isinstance(self.deals, bool) or not isinstance(self.deals, int) \
-                or not 1 <= self.deals <= MAX_GROUPS:
-            raise ExperimentError(f"--deals must be an integer from 1 to {MAX_GROUPS}, not {self.deals!r}")
-        if (isinstance(self.bootstrap, bool) or not isinstance(self.bootstrap, int)
-                or not MIN_BOOTSTRAP <= self.bootstrap <= MAX_BOOTSTRAP):
-            raise ExperimentError(f"--bootstrap must be an integer from {MIN_BOOTSTRAP} (the fewest "
-                                  f"resamples of a 95% interval) to {MAX_BOOTSTRAP}, not {self.bootstrap!r}")
+        self.check_sizes()
         if len(self.agents) < 2:
             raise SpecError(f"a tournament needs at least two agents, not {list(self.agents)!r}")
         validate_setup(self.setup())
@@ -201,6 +193,19 @@ class TournamentConfig:
                 f"{len(tables)} different tables, one per duplicate group): give --deals {max(needed)} "
                 f"or more"
             )
+
+    def check_sizes(self) -> None:
+        """The settings that size the run (what ``slagwerk report`` needs, without the
+        agents): :raises ExperimentError: naming a bad one."""
+        if self.unit not in UNITS:
+            raise ExperimentError(f"unknown unit {self.unit!r} (units: {', '.join(UNITS)})")
+        if isinstance(self.deals, bool) or not isinstance(self.deals, int) \
+                or not 1 <= self.deals <= MAX_GROUPS:
+            raise ExperimentError(f"--deals must be an integer from 1 to {MAX_GROUPS}, not {self.deals!r}")
+        if (isinstance(self.bootstrap, bool) or not isinstance(self.bootstrap, int)
+                or not MIN_BOOTSTRAP <= self.bootstrap <= MAX_BOOTSTRAP):
+            raise ExperimentError(f"--bootstrap must be an integer from {MIN_BOOTSTRAP} (the fewest "
+                                  f"resamples of a 95% interval) to {MAX_BOOTSTRAP}, not {self.bootstrap!r}")
 
     def unbalanced_note(self) -> str | None:
         """A note when ``deals`` is not a multiple of the number of tables (some seatings

@@ -46,6 +46,12 @@ def test_play_takes_the_game_as_the_other_commands_do(capsys):
         (["play", "coins", "--agents", "random:depth=3"], "unknown parameter 'depth'"),
         (["play", "coins", "--target", "0"], "target=0 is out of range"),
         (["play", "coins", "-o", "target"], "is not KEY=VALUE"),
+        (["play", "coins", "-o", "target=5", "--target", "7"], "--target 7: the option target is already 5"),
+        (["play", "coins", "--agents", "random:label=", "random", "random"], "label= needs a name"),
+        (["play", "kozel", "--agents", "heuristic+random"], "play takes an agent spec per seat"),
+        (["tournament", "--game", "kozel", "--agents", "a+b+c", "random"], "names two agents, not 3"),
+        (["tournament", "--game", "coins", "--agents", "heuristic+random", "random"],
+         "a partnership A+B is only for the team games (Kozel, Aluette), not coins"),
         (["sprt", "random", "heuristic", "--game", "coins", "--scheduler", "tcp://h:8786"],
          "--scheduler tcp://h:8786 needs --backend dask"),
         (["tournament", "--agents", "random", "--scheduler", "tcp://h:8786", "--backend", "loky"],
@@ -75,6 +81,9 @@ def test_bad_input_is_one_clear_error_line(argv, message, capsys):
     (["serve", "--port", "70000"], "--port: must be an integer from 0 to 65535"),
     (["experiment", "belief", "--game", "coins", "--temperature", "nan"], "--temperature: must be a number"),
     (["play", "coins", "--seed", "x"], "--seed: not an integer: 'x'"),
+    (["play", "coins", "--record", ""], "--record: needs a value, not an empty text"),
+    (["tournament", "--results", " "], "--results: needs a value"),
+    (["experiment", "budget", "--game", "coins", "--budgets", ""], "--budgets: needs a value"),
 ])
 def test_a_number_out_of_range_is_one_line_from_the_parser_before_anything_runs(argv, message, capsys):
     """A time limit, count or size the operating system, memory or C integers could not

@@ -445,6 +445,20 @@ def test_view_command_prints_the_seats_view_of_a_record_that_stops_mid_deal(tmp_
     assert handle(request)["action"] in state.legal_texts(seat)
 
 
+def test_view_request_is_checked_as_the_bot_would_before_it_is_printed(tmp_path, capsys):
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record_of(STATE)))
+    other = (STATE.to_move + 1) % STATE.game.n_players
+    for argv, message in (
+            (["--seat", str(other), "--request", "heuristic"], f"seat {other} is not to move"),
+            (["--seat", str(STATE.to_move), "--request", "nope"], "unknown agent 'nope'"),
+            (["--seat", str(STATE.to_move), "--request", "ismcts:iterations=abc"], "iterations"),
+            (["--seat", str(STATE.to_move), "--request", "cheat"], "decides from the true state")):
+        assert main(["view", *argv, str(path)]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and message in captured.err and captured.err.count("\n") == 1
+
+
 def test_view_command_rejects_a_seat_that_does_not_exist(tmp_path, capsys):
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record_of(STATE)))

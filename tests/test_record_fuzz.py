@@ -369,8 +369,15 @@ def test_reading_names_the_file_once(tmp_path):
     with pytest.raises(InvalidRecordError, match="cannot read: No such file") as err:
         load_record_file(tmp_path / "missing.json")
     assert str(err.value).count("missing.json") == 1
-    with pytest.raises(InvalidRecordError, match="cannot read: Is a directory"):
+    with pytest.raises(InvalidRecordError, match="not a regular file"):
         load_record_file(tmp_path)
+    for endless in ("/dev/zero", "/dev/urandom"):  # read whole, these would never end
+        with pytest.raises(InvalidRecordError, match=f"{endless}: not a regular file"):
+            load_record_file(endless)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(InvalidRecordError, match="not a regular file"):  # opening it would wait for a writer
+        load_record_file(fifo)
 
 
 # ---------------------------------------------------------------- the bot

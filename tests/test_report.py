@@ -94,6 +94,23 @@ def test_report_on_an_unfinished_run_or_an_empty_folder_is_a_one_line_error(fini
     assert "no tournament or experiment there" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("change, message", [
+    ({"bootstrap": 5}, "--bootstrap must be an integer from 10"),
+    ({"bootstrap": "abc"}, "a tournament config has a value of the wrong kind"),
+    ({"deals": 1e30}, "--deals must be an integer from 1 to 100000"),
+])
+def test_report_on_a_tampered_config_is_a_one_line_error(finished, tmp_path, capsys, change, message):
+    folder, _ = finished
+    tampered = tmp_path / "tampered"
+    tampered.mkdir()
+    config = json.loads((folder / "config.json").read_text())
+    (tampered / "config.json").write_text(json.dumps({**config, **change}))
+    (tampered / "games.jsonl").write_bytes((folder / "games.jsonl").read_bytes())
+    assert main(["report", str(tampered)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
 def test_report_rebuilds_an_experiment_folder_too(tmp_path, capsys):
     folder = tmp_path / "curve"
     assert main(["experiment", "budget", "--game", "coins", "--agent", "ismcts", "--opponents", "random",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..engine import GAME_NAMES
 from ..engine.errors import OptionError
-from .options import MAX_WORLDS, number_in, seed_value
+from .options import MAX_WORLDS, nonempty, number_in, seed_value
 
 HELP = "belief accuracy: how much likelier the inferred belief finds the hidden cards"
 DESCRIPTION = (
@@ -31,11 +31,11 @@ def add_arguments(parser) -> None:
                         help="worlds per belief, both ways (default 128)")
     parser.add_argument("--temperature", type=number_in(float, 0, 1e6), default=0.0,
                         help="the opponent model's temperature (default: the game's own)")
-    parser.add_argument("--model", default=None, metavar="FILE",
+    parser.add_argument("--model", default=None, type=nonempty, metavar="FILE",
                         help="measure this opponent model (a file of python -m "
                         "slagwerk.experiments.belief_model --out) instead of the game's")
     parser.add_argument("--seed", type=seed_value, default=1, help="seed (default 1)")
-    parser.add_argument("--results", "--out", dest="results", metavar="DIR", default=None,
+    parser.add_argument("--results", "--out", dest="results", type=nonempty, metavar="DIR", default=None,
                         help="results folder, new or empty (default slagwerk-results/belief-<game>-<time>)")
     parser.add_argument("--force", action="store_true",
                         help="write into a --results folder that is not empty (replacing an earlier "

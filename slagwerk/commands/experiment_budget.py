@@ -20,6 +20,7 @@ from .options import (
     add_run_options,
     game_from_args,
     load_agent_sources,
+    nonempty,
     refuse_conflict,
     say_how_to_continue,
     stored_move_time,
@@ -49,7 +50,7 @@ def add_curve_arguments(parser, opponents_default: str = "heuristic") -> None:
     from ..experiments.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MOVE_TIME, MIN_BOOTSTRAP, RESULTS_ROOT
 
     parser.add_argument("--game", choices=GAME_NAMES, help="the game")
-    parser.add_argument("--budgets", metavar="LIST",
+    parser.add_argument("--budgets", type=nonempty, metavar="LIST",
                         help=f"comma-separated budgets per decision (default {DEFAULT_BUDGETS})")
     parser.add_argument("--by", choices=("iterations", "time"), default=None,
                         help="budgets count search iterations (default) or milliseconds per decision")
@@ -59,9 +60,9 @@ def add_curve_arguments(parser, opponents_default: str = "heuristic") -> None:
     parser.add_argument("--deals", type=int, default=None,
                         help=f"duplicate groups, each deal played in all its rotations "
                         f"(default {DEFAULT_DEALS})")
-    parser.add_argument("--results", metavar="DIR",
+    parser.add_argument("--results", type=nonempty, metavar="DIR",
                         help=f"results folder (default {RESULTS_ROOT}/<experiment>-<game>-<time>)")
-    parser.add_argument("--resume", metavar="DIR",
+    parser.add_argument("--resume", type=nonempty, metavar="DIR",
                         help="continue the interrupted experiment in DIR with its stored settings")
     parser.add_argument("--force", action="store_true",
                         help="start over in a --results folder that is not empty (replacing an earlier "

@@ -42,14 +42,22 @@ def game_from_args(name: str, args: argparse.Namespace):
         if not eq:
             raise OptionError(f"--option {item!r} is not KEY=VALUE")
         try:
-            options[key.strip()] = int(value)
+            number = int(value)
         except ValueError:
             raise OptionError(f"--option {item!r}: {value!r} is not an integer") from None
-    for key, _ in _option_flags().values():
+        _set_once(options, key.strip(), number, f"--option {item}")
+    for flag, (key, _) in _option_flags().items():
         value = getattr(args, key, None)
         if value is not None:
-            options[key] = value
+            _set_once(options, key, value, f"{flag} {value}")
     return make_game(name, **options)
+
+
+def _set_once(options: dict, key: str, value: int, given: str) -> None:
+    """Set a game option, refusing a second, different value for it."""
+    if options.get(key, value) != value:
+        raise OptionError(f"{given}: the option {key} is already {options[key]} on this command line")
+    options[key] = value
 
 
 DEFAULT_SEED = 1
@@ -202,6 +210,10 @@ def seat_specs(game, human: int | None, specs: list[str] | None) -> list[str | N
     n = game.n_players
     if human is not None and not 0 <= human < n:
         raise OptionError(f"--human {human} is not a seat of this {game.name} match (0..{n - 1})")
+    for spec in specs or ():
+        if "+" in spec.split(":", 1)[0]:
+            raise SpecError(f"{spec!r}: play takes an agent spec per seat (partners sit in seats 0 and 2, "
+                            f"1 and 3); a partnership A+B is for tournaments, SPRTs and tuning")
     specs = [resolve_spec_files(spec) for spec in specs or ["heuristic"]]
     others = n - (human is not None)
     if len(specs) == 1:
@@ -272,6 +284,14 @@ def number_in(kind: type, low, high, *, above: bool = False, unit: str = ""):
 def _plain(number) -> str:
     """A bound as people write it: ``604800``, ``0.5``."""
     return str(int(number)) if float(number).is_integer() else f"{number:g}"
+
+
+def nonempty(text: str) -> str:
+    """An argparse type: a path or list that is not empty (an empty one would quietly
+    mean the default, or nothing)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a value, not an empty text")
+    return text
 
 
 def jobs_value(text: str) -> int:

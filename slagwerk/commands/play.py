@@ -20,6 +20,7 @@ from .options import (
     game_from_args,
     game_time_from_args,
     load_agent_sources,
+    nonempty,
     number_in,
     seat_specs,
     seed_value,
@@ -40,7 +41,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--agents", nargs="+", metavar="SPEC",
                         help="one agent spec per seat (default: heuristic everywhere)")
     parser.add_argument("--seed", type=seed_value, default=0, help="seed of the deals and agents (default 0)")
-    parser.add_argument("--record", metavar="FILE",
+    parser.add_argument("--record", type=nonempty, metavar="FILE",
                         help="save the match record (JSON) here, finished or not; checked before the "
                         "first deal")
     parser.add_argument("--force", action="store_true",

@@ -7,6 +7,7 @@ import sys
 
 from ..engine.errors import SlagwerkError, one_line
 from ..engine.records import record_loaders, replay_result
+from .options import nonempty
 
 
 def add_parser(subparsers) -> None:
@@ -15,7 +16,7 @@ def add_parser(subparsers) -> None:
         description="Replay records (docs/records.md). With --json, print one JSON document per "
         "record, in order; a record that fails prints {\"error\": ...} and the exit status is 1.",
     )
-    parser.add_argument("files", nargs="+", metavar="FILE",
+    parser.add_argument("files", nargs="+", type=nonempty, metavar="FILE",
                         help="record files (JSON), or a tournament's games.jsonl (its games played "
                         "with --records, each named FILE:LINE)")
     parser.add_argument("--json", action="store_true", help="one JSON line per record (docs/records.md)")

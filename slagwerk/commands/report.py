@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from ..engine import GAME_NAMES
+from .options import nonempty
 
 
 def add_parser(subparsers) -> None:
@@ -17,7 +18,7 @@ def add_parser(subparsers) -> None:
         "experiment's folder, its CSV, JSON, Markdown and plot too. Prints the ranking, which is the "
         "run's own (the same games, the same bootstrap seed).",
     )
-    parser.add_argument("folders", nargs="+", metavar="DIR",
+    parser.add_argument("folders", nargs="+", type=nonempty, metavar="DIR",
                         help="a results folder (or the folder of a tournament in several games)")
     parser.set_defaults(run=run)
 

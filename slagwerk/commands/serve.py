@@ -11,7 +11,7 @@ from ..agents.http import DEFAULT_PORT, is_loopback
 from ..agents.protocol import Limits
 from ..engine.errors import OptionError
 from .bot import add_cap_options, add_server_options, defaults_from_args, limits_from_args
-from .options import MAX_MILLISECONDS, MAX_REQUEST_BYTES, MAX_SECONDS, MAX_WORKERS, number_in
+from .options import MAX_MILLISECONDS, MAX_REQUEST_BYTES, MAX_SECONDS, MAX_WORKERS, nonempty, number_in
 
 PUBLIC_WARNING = (
     "WARNING: slagwerk serve is listening on {host}, not on loopback: anyone who can reach this "
@@ -59,7 +59,7 @@ def add_parser(subparsers) -> None:
 
 def add_web_options(parser) -> None:
     """The web page's settings (docs/web.md)."""
-    parser.add_argument("--results", action="append", default=[], metavar="DIR",
+    parser.add_argument("--results", action="append", default=[], type=nonempty, metavar="DIR",
                         help="a results folder (or any folder of records) whose records the page may "
                         "open to watch, read-only (repeatable)")
     parser.add_argument("--max-matches", type=number_in(int, 1, 100_000), default=64, metavar="N",

@@ -23,6 +23,7 @@ from .options import (
     game_from_args,
     game_time_from_args,
     load_agent_sources,
+    nonempty,
     refuse_conflict,
     say_how_to_continue,
     stored_move_time,
@@ -54,9 +55,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--deals", type=int, default=None,
                         help=f"duplicate groups per game, each deal played in all its rotations "
                         f"(default {MAIN_JOB_DEALS})")
-    parser.add_argument("--results", metavar="DIR",
+    parser.add_argument("--results", type=nonempty, metavar="DIR",
                         help=f"results folder (default {RESULTS_ROOT}/<game or 'tournament'>-<time>)")
-    parser.add_argument("--resume", metavar="DIR",
+    parser.add_argument("--resume", type=nonempty, metavar="DIR",
                         help="continue the interrupted tournament in DIR with its stored settings "
                         "(a setting given with it must agree with the stored one)")
     parser.add_argument("--force", action="store_true",

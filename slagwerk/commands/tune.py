@@ -18,6 +18,7 @@ from .options import (
     game_from_args,
     game_time_from_args,
     load_agent_sources,
+    nonempty,
     refuse_conflict,
     say_how_to_continue,
     stored_move_time,
@@ -51,9 +52,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--groups", type=int,
                         help=f"duplicate groups per evaluation (default: {SPSA_GROUPS} for SPSA, "
                         f"at least {GP_GROUPS} for the GP search)")
-    parser.add_argument("--results", metavar="DIR",
+    parser.add_argument("--results", type=nonempty, metavar="DIR",
                         help="results folder (default slagwerk-results/tune-<game>-<agent>-<time>)")
-    parser.add_argument("--resume", metavar="DIR",
+    parser.add_argument("--resume", type=nonempty, metavar="DIR",
                         help="continue the interrupted run in DIR with its stored settings (a setting "
                         "given with it must agree with the stored one)")
     parser.add_argument("--force", action="store_true",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ..agents.protocol import encode
-from ..agents.registry import resolve_spec_files
+from ..agents.registry import AGENTS, make, resolve_spec_files
 from ..engine.errors import OptionError
 from ..engine.records import load_record_file
 
@@ -31,8 +31,16 @@ def run(args) -> int:
         raise OptionError(f"--seat {args.seat} is not a seat of this {state.game.name} match (0..{n - 1})")
     document = state.view(args.seat)
     if args.request is not None:
+        if state.to_move != args.seat:  # a bot answers only the seat to move
+            mover = "nobody is" if state.to_move < 0 else f"seat {state.to_move} is"
+            raise OptionError(f"--request: seat {args.seat} is not to move at the end of this record "
+                              f"({mover})")
         # A request carries values: AGENT:@FILE is read here, never by the server.
         agent = resolve_spec_files(args.request)
+        made = make(agent, state.game, seed=0)  # a bad spec is said here, not by the bot
+        if AGENTS[made.name].cheating:
+            raise OptionError(f"--request: agent {made.name!r} decides from the true state, which a view "
+                              f"does not carry")
         document = {"id": 1, "type": "act", "game": state.game.name, "agent": agent, "view": document}
     print(json.dumps(document, indent=1) if args.pretty else encode(document))
     return 0
