@@ -138,11 +138,10 @@ def check_history(state, view: dict) -> None:
     """
     from .errors import InvalidViewError
     from .game import State
-    from .registry import game_info
 
     game = state.game
     seat = view["seat"]
-    if not game_info(game.name).determinize_uses_whole_history:
+    if not game.info.determinize_uses_whole_history:
         return
     prefix = "the view's history cannot have led to the rest of the view"
     try:

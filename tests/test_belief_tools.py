@@ -57,11 +57,14 @@ def test_the_experiment_writes_its_files(tmp_path):
 
 @pytest.mark.parametrize("flag, value, message", [("--positions", "0", "--positions"),
                                                   ("--particles", "0", "--particles"),
-                                                  ("--temperature", "-1", "--temperature")])
+                                                  ("--temperature", "-1", "--temperature"),
+                                                  ("--temperature", "nan", "--temperature")])
 def test_the_command_names_a_bad_option(flag, value, message, capsys):
     from slagwerk.cli import main
 
-    assert main(["experiment", "belief", "--game", "coins", flag, value]) != 0
+    with pytest.raises(SystemExit) as exit_:  # the parser's own check, before anything runs
+        main(["experiment", "belief", "--game", "coins", flag, value])
+    assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 

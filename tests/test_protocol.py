@@ -74,10 +74,11 @@ def bot():
         process.proc.wait()
 
 
-def positions(game_name: str, count: int, seed: int):
-    """``count`` states with a seat to move, reached by seeded random play."""
+def positions(game_name: str, count: int, seed: int, keep=None, **options):
+    """``count`` states with a seat to move, reached by seeded random play (those for
+    which ``keep(state)`` holds, or three in ten)."""
     rnd = random.Random(seed)
-    game = make_game(game_name)
+    game = make_game(game_name, **options)
     state = game.new_match(seed=seed)
     out = []
     while len(out) < count:
@@ -86,7 +87,7 @@ def positions(game_name: str, count: int, seed: int):
         if state.deal_pending:
             state.deal(rng=make_rng(rnd.randrange(1 << 30)))
             continue
-        if rnd.random() < 0.3:
+        if keep(state) if keep else rnd.random() < 0.3:
             out.append(state.clone())
         state.apply(rnd.choice(state.legal_actions()))
     return out
@@ -245,20 +246,9 @@ def test_another_games_view_is_named_as_such(game_name):
 
 
 def _views_with_history(game_name: str, count: int, seed: int, **options):
-    rnd = random.Random(seed)
-    game = make_game(game_name, **options)
-    state, views = game.new_match(seed=seed), []
-    while len(views) < count:
-        if state.is_terminal:
-            state = game.new_match(seed=rnd.randrange(1 << 30))
-        if state.deal_pending:
-            state.deal(rng=make_rng(rnd.randrange(1 << 30)))
-            continue
-        view = state.view(state.to_move)
-        if view["history"]:
-            views.append(view)
-        state.apply(rnd.choice(state.legal_actions()))
-    return views
+    found = positions(game_name, count, seed, keep=lambda state: bool(state.view(state.to_move)["history"]),
+                      **options)
+    return [state.view(state.to_move) for state in found]
 
 
 def _slotless(view: dict) -> dict:
