@@ -380,13 +380,20 @@ def test_ctrl_c_at_any_moment_of_a_servers_start_is_one_word_and_leaves_no_worke
     import time
 
     marker = str(1048576 + int(delay * 10))  # a --max-request-bytes only this server's workers get
+    # SIGINT as a terminal leaves it: a suite run as a background job inherits it ignored.
     proc = subprocess.Popen([sys.executable, "-m", "slagwerk", "serve", "--port", "0", "--workers", "2",
                              "--max-request-bytes", marker], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    time.sleep(delay)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, _ = proc.communicate(timeout=120)
-    assert "Traceback" not in out and proc.returncode in (0, 130, -signal.SIGINT), out
-    time.sleep(0.5)
-    left = subprocess.run(["pgrep", "-f", f"max-request-bytes {marker}"], capture_output=True, text=True)
-    assert left.stdout == "", left.stdout
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, _ = proc.communicate(timeout=120)
+        assert "Traceback" not in out and proc.returncode in (0, 130, -signal.SIGINT), out
+        time.sleep(0.5)
+        left = subprocess.run(["pgrep", "-f", f"max-request-bytes {marker}"], capture_output=True, text=True)
+        assert left.stdout == "", left.stdout
+    finally:
+        proc.kill()
+        proc.wait()
+        subprocess.run(["pkill", "-f", f"max-request-bytes {marker}"])
