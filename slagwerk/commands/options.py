@@ -242,14 +242,12 @@ def seed_value(text: str) -> int:
 
 
 # Upper bounds of numeric options: far beyond any real run, and below what the
-# operating system's timers, C integers or memory would fail on.
+# operating system's timers, C integers or memory would fail on (the sizes of a
+# run itself are checked with its settings: experiments/defaults.py).
 MAX_SECONDS = 7 * 86400
 """A week: the longest time limit, clock or timeout an option takes."""
 MAX_MILLISECONDS = MAX_SECONDS * 1000
 MAX_JOBS = 1024
-MAX_GROUPS = 100_000
-"""Duplicate groups of one run (the largest measured in the docs: 2,160)."""
-MAX_BOOTSTRAP = 100_000
 MAX_REQUEST_BYTES = 1 << 30
 MAX_ITERATIONS = 10**12
 MAX_NODES = 1 << 30
