@@ -267,7 +267,7 @@ def test_resume_refuses_a_folder_of_another_version(tmp_path):
                          "with first_dealer=0,target=10"),
     (["--unit", "match"], "--unit match conflicts with deal"),
     (["--move-time", "5"], "--move-time 5.0 conflicts with 60.0"),
-    (["--records"], "--records True conflicts with False"),
+    (["--records"], "--records conflicts with the run in"),
     (["--bootstrap", "30"], "--bootstrap 30 conflicts with 20"),
 ])
 def test_resume_refuses_conflicting_flags(tmp_path, capsys, flags, message):

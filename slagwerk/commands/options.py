@@ -114,10 +114,13 @@ def refuse_conflict(flag: str, stored, given, folder) -> None:
     :raises OptionError: naming the flag, the folder's value and the given value.
     """
     if given != stored:
-        raise OptionError(
-            f"{flag} {_shown(given)} conflicts with {_shown(stored)} stored in {str(folder)!r}: "
-            f"--resume continues a run with its own settings (drop {flag}, or start a new run)"
-        )
+        if isinstance(given, bool):  # an on/off flag: say which way the run was started
+            what = f"{flag} conflicts with the run in {str(folder)!r}, started " + \
+                ("without it" if given else "with it")
+        else:
+            what = f"{flag} {_shown(given)} conflicts with {_shown(stored)} stored in {str(folder)!r}"
+        raise OptionError(f"{what}: --resume continues a run with its own settings (drop {flag}, or start a "
+                          f"new run)")
 
 
 def _shown(value) -> str:
