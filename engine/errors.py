@@ -52,19 +52,53 @@ MAX_REPR = 60
 
 
 def brief(value, limit: int = MAX_REPR) -> str:
-    """``repr`` of an input value for a one-line message: cut to ``limit``
+    """``repr`` of an input value for a one-line message, with JSON's ``null``,
+    ``true`` and ``false`` (the values come from JSON): cut to ``limit``
     characters, and never failing (a value nested thousands deep, an integer
     too long to print).
 
-    >>> brief("Ao"), brief(list(range(100)), 20)
-    ("'Ao'", '[0, 1, 2, 3, 4, 5...')
+    >>> brief("Ao"), brief(list(range(100)), 20), brief({"seat": None, "ok": True})
+    ("'Ao'", '[0, 1, 2, 3, 4, 5...', "{'seat': null, 'ok': true}")
     """
+    parts: list[str] = []
     try:
-        text = repr(value)
+        _shown(value, parts, [limit + 1])
     except (RecursionError, ValueError):
-        text = f"<{type(value).__name__} too large to show>"
-    text = one_line(text)
+        parts = [f"<{type(value).__name__} too large to show>"]
+    text = one_line("".join(parts))
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_JSON_WORDS = {None: "null", True: "true", False: "false"}
+
+
+def _shown(value, parts: list[str], room: list[int]) -> None:
+    """Append ``value``'s text to ``parts`` until ``room[0]`` characters are used."""
+    if room[0] <= 0:
+        return
+    if value is None or isinstance(value, bool):
+        text = _JSON_WORDS[value]
+    elif isinstance(value, (list, tuple, dict)):
+        opening, closing = "{}" if isinstance(value, dict) else "[]"
+        parts.append(opening)
+        room[0] -= 1
+        for i, item in enumerate(value.items() if isinstance(value, dict) else value):
+            if room[0] <= 0:
+                return
+            if i:
+                parts.append(", ")
+                room[0] -= 2
+            if isinstance(value, dict):
+                _shown(item[0], parts, room)
+                parts.append(": ")
+                room[0] -= 2
+                item = item[1]
+            _shown(item, parts, room)
+        text = closing
+    else:
+        text = repr(value)
+    parts.append(text)
+    room[0] -= len(text)
 
 
 def one_line(message: str, limit: int = 2000) -> str:

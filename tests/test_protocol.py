@@ -208,6 +208,8 @@ BAD_REQUESTS = [
     (_with(agent="ismcts:time_ms=5000"), 1, "more than this server allows"),
     (_with(stats="yes"), 1, "'stats' must be true or false"),
     (_with(seed=-1), 1, "'seed' must be an integer"),
+    (_with(seed=None), 1, "'seed' must be an integer 0..2**63-1, not null"),  # JSON's words, not Python's
+    (_with(stats=None), 1, "'stats' must be true or false, not null"),
     (_with(view=[]), 1, "'view' must be a JSON object, not an array"),
     ({k: v for k, v in GOOD.items() if k != "view"}, 1, "needs the field 'view'"),
     (_with(drop=["hand"]), 1, "view of coins needs the field 'hand'"),
