@@ -103,11 +103,6 @@ def add_game_time_option(parser: argparse.ArgumentParser, *, whole_match: bool =
                         "bounds each move)")
 
 
-def game_time_from_args(args) -> float | None:
-    """``--game-time`` (its type checked it: a positive number of seconds), or ``None``."""
-    return args.game_time
-
-
 def refuse_conflict(flag: str, stored, given, folder) -> None:
     """With ``--resume``, a setting given again must agree with the one stored in ``folder``.
 

@@ -18,7 +18,6 @@ from .options import (
     add_game_options,
     add_game_time_option,
     game_from_args,
-    game_time_from_args,
     load_agent_sources,
     nonempty,
     number_in,
@@ -103,7 +102,7 @@ def run(args) -> int:
 def _play(args, record: ReservedOutput | None) -> int:
     from ..experiments.runner import Forfeit  # the harness loads only when a match is played
 
-    game_time = game_time_from_args(args)
+    game_time = args.game_time
     load_agent_sources(args, args.move_time or None)  # plugins and --bot bots
     game = game_from_args(args.game, args)
     agents = build_agents(game, args.agents, args.seed, args.human)

@@ -13,7 +13,6 @@ from .options import (
     add_game_time_option,
     add_run_options,
     game_from_args,
-    game_time_from_args,
     load_agent_sources,
 )
 
@@ -96,7 +95,7 @@ def run(args) -> int:
         result = run_sprt(args.game, game.options, args.a, args.b, args.elo0, args.elo1, args.alpha,
                           args.beta, args.max_groups, args.seed, jobs=args.jobs, unit=args.unit,
                           move_time=args.move_time if args.move_time > 0 else None,
-                          game_time=game_time_from_args(args), backend=args.backend,
+                          game_time=args.game_time, backend=args.backend,
                           scheduler=args.scheduler, on_group=show)
     except (KeyboardInterrupt, AgentUnavailable) as stop:
         if latest and not args.json:

@@ -21,7 +21,6 @@ from .options import (
     add_game_time_option,
     add_run_options,
     game_from_args,
-    game_time_from_args,
     load_agent_sources,
     nonempty,
     refuse_conflict,
@@ -143,7 +142,7 @@ def run(args) -> int:
             game=name, agents=agents, deals=deals, seed=_or(args.seed, DEFAULT_SEED),
             options=tuple(sorted(game.options.items())) if options_given else (),
             unit=_or(args.unit, DEFAULT_UNIT), move_time=_move_time(args),
-            game_time=game_time_from_args(args), records=args.records,
+            game_time=args.game_time, records=args.records,
             bootstrap=_or(args.bootstrap, DEFAULT_BOOTSTRAP),
         )
         config.validate()  # every spec and setting checked before any game runs
@@ -204,7 +203,7 @@ def _refuse_conflicting_flags(args, folders: list[Path]) -> None:
                  ("--unit", config.unit, args.unit), ("--bootstrap", config.bootstrap, args.bootstrap),
                  ("--records", config.records, True if args.records else None),
                  ("--move-time", config.move_time, None if args.move_time is None else _move_time(args)),
-                 ("--game-time", config.game_time, game_time_from_args(args)),
+                 ("--game-time", config.game_time, args.game_time),
                  ("--agents", list(config.agents),
                   None if args.agents is None else [resolve_spec_files(a) for a in args.agents])]
         if options_given:

@@ -16,7 +16,6 @@ from .options import (
     add_run_options,
     agent_source_words,
     game_from_args,
-    game_time_from_args,
     load_agent_sources,
     nonempty,
     refuse_conflict,
@@ -118,7 +117,7 @@ def run(args) -> int:
                 method=_or(args.method, "auto"), groups=args.groups,
                 options=tuple(sorted(game.options.items())) if options_given else (),
                 unit=_or(args.unit, DEFAULT_UNIT), move_time=_move_time(args),
-                game_time=game_time_from_args(args), confirm=not args.no_confirm, **_sprt_settings(args),
+                game_time=args.game_time, confirm=not args.no_confirm, **_sprt_settings(args),
             )
             folder = args.results or default_folder(config)
             result = run_tuning(config, folder, force=args.force, **common)
@@ -197,7 +196,7 @@ def _refuse_conflicting_flags(args) -> None:
              ("--max-groups", stored("max_groups"), args.max_groups)]
     if args.move_time is not None:
         given.append(("--move-time", stored("move_time"), move_time))
-    given.append(("--game-time", stored("game_time"), game_time_from_args(args)))
+    given.append(("--game-time", stored("game_time"), args.game_time))
     for flag, stored_value, given_value in given:
         if given_value is not None:
             refuse_conflict(flag, stored_value, given_value, where)
