@@ -270,6 +270,52 @@ def test_most_tricks_tie_goes_to_who_reached_the_number_first():
     assert result["deals"][0]["points"] == [1, 0, 1, 0]
 
 
+# seat 1 takes four tricks; partners 0 and 2 take three and two: five together, but a deal is won by one
+# player (dealer 0, so seat 1 leads)
+UNPOOLED = [
+    (["3o", "4c", "5c", "6c"], 1),
+    (["3c", "4o", "5o", "6o"], 1),
+    (["2o", "4e", "5e", "6e"], 1),
+    (["2c", "7c", "7o", "7e"], 1),  # seat 1 has four tricks
+    (["4b", "9c", "5b", "6b"], 2),
+    (["9o", "7b", "8o", "8c"], 2),  # seat 2 has two
+    (["8e", "8b", "2b", "Jo"], 0),
+    (["2e", "Jc", "Je", "Jb"], 0),
+    (["Ao", "Ko", "Kc", "Ke"], 0),  # seat 0 has three: its team five
+]
+
+
+def test_partners_tricks_are_not_added_together():
+    """docs/rules.md §4.1, §4.6: the deal goes to the player with the most tricks (seat 1, four), not to
+    the team whose partners took more together (seats 0 and 2, three and two)."""
+    result = replay(record(scripted_deal(0, UNPOOLED)))
+    assert result["deals"][0]["trick_winners"] == [1, 1, 1, 1, 2, 2, 0, 0, 0]
+    assert result["deals"][0]["points"] == [0, 1, 0, 1]
+
+RULE_BOOK_STRENGTH = {c: len(CLASSES) - k for k, cls in enumerate(CLASSES) for c in cls}
+"""Strength by the rule book's table (§4.3), the strongest 19."""
+
+def test_every_seat_of_a_trick_may_play_any_card_of_its_hand():
+    """docs/rules.md §4.4: no obligation for the second, third and fourth players either: whatever is on
+    the table, the legal plays are the whole hand (a weaker card while holding a stronger one too)."""
+    by_place = [0, 0, 0]
+    weaker_while_stronger = 0
+    for seed in range(30):
+        state = make_game("aluette").new_match(seed=seed)
+        rng = make_rng(seed)
+        while not state.is_terminal and state.deal_number == 1 and not state.deal_pending:
+            view = state.view(state.to_move)
+            if view["trick"]:
+                assert sorted(state.legal_texts()) == sorted(view["hand"])
+                by_place[len(view["trick"]) - 1] += 1
+                top = max(RULE_BOOK_STRENGTH[c] for c in view["trick"])
+                strengths = [RULE_BOOK_STRENGTH[c] for c in view["hand"]]
+                if max(strengths) > top and min(strengths) < top:
+                    weaker_while_stronger += 1
+            state.apply(int(K.random_action(state.array, rng)))
+    assert min(by_place) > 100 and weaker_while_stronger > 50
+
+
 def test_deal_winner_kernel_on_counts():
     """docs/rules.md §4.6, §4.7: the deal winner and its points from trick counts and first and latest
     wins."""

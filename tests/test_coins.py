@@ -214,6 +214,85 @@ def test_apply_checks_legality_and_names_the_legal_actions():
         state.apply(state.deals[-1].vector[0].item())  # a card of seat 0
 
 
+RANKS_HIGH_TO_LOW = "AKNJ98765432"  # the rule book's order (§1.1), not the engine's indices
+
+
+@pytest.mark.parametrize("suit", "ocbe")
+def test_every_rank_beats_every_lower_rank_of_its_suit(suit):
+    """docs/rules.md §1.1, §1.5: within a suit the ranks go A K N J 9 8 7 6 5 4 3 2; of two cards of one
+    suit with an odd card beside them, the higher rank wins, whichever of them was played first."""
+    odd = "2o" if suit != "o" else "2c"
+    for i, high in enumerate(RANKS_HIGH_TO_LOW):
+        for low in RANKS_HIGH_TO_LOW[i + 1:]:
+            assert winner(low + suit, high + suit, odd) == 1, f"{high}{suit} beats {low}{suit}"
+            assert winner(high + suit, odd, low + suit) == 0, f"{high}{suit} beats {low}{suit}"
+
+
+def test_a_follower_may_play_any_card_even_holding_the_suit_led():
+    """docs/rules.md §1.4: no duty to follow suit: the second and third players may play any card of
+    their hand, including another suit while they hold the suit led."""
+    checked = 0
+    for seed in range(40):
+        state = make_game("coins").new_match(seed=seed)
+        rng = make_rng(seed)
+        while not state.is_terminal and not state.deal_pending and state.tricks_done < 6:
+            view = state.view(state.to_move)
+            if view["trick"]:
+                led_suit = view["trick"][0][-1]
+                hand = view["hand"]
+                assert sorted(state.legal_texts()) == sorted(hand)
+                if any(c[-1] == led_suit for c in hand) and any(c[-1] != led_suit for c in hand):
+                    checked += 1
+            state.apply(int(contract.random_action(state.array, rng, np.zeros(64, np.int64))))
+    assert checked > 100  # positions that hold the suit led and another suit
+
+
+def test_the_default_target_is_ten():
+    """docs/rules.md §1.7: the option `target` defaults to 10: a match ends when a score first reaches 10."""
+    game = make_game("coins")
+    assert game.options["target"] == 10
+    for seed in range(5):
+        state = game.new_match(seed=seed)
+        rng = make_rng(seed)
+        while not state.is_terminal:
+            if state.deal_pending:
+                state.deal(rng=rng)
+                continue
+            assert max(state.totals) < 10
+            state.apply(int(contract.random_action(state.array, rng, np.zeros(64, np.int64))))
+        assert max(state.totals) >= 10 and sorted(state.outcome) == [0, 0, 1]
+
+
+def test_a_target_reached_on_the_last_trick_of_a_deal_ends_the_match():
+    """docs/rules.md §1.7: a score that reaches the target with the deal's last trick ends the match:
+    no further deal, the winner alone scores 1."""
+    found = 0
+    for seed in range(200):
+        first = make_game("coins", target=1000).new_match(seed=seed)
+        rng = make_rng(seed)
+        actions = []
+        while not first.deal_pending:
+            action = int(contract.random_action(first.array, rng, np.zeros(64, np.int64)))
+            actions.append(action)
+            first.apply(action)
+        last = first.deals[-1].trick_winners[-1]
+        totals = first.totals
+        before = list(totals)
+        before[last] -= sum(COINS_DECK.name(a).endswith("o") for a in actions[-3:])
+        # the last trick takes its winner past everyone's score: a target there is first reached then
+        if max(before) >= totals[last] or sorted(totals)[-2] >= totals[last]:
+            continue
+        state = make_game("coins", target=totals[last]).new_match(seed=seed)
+        for action in actions[:-1]:
+            state.apply(action)
+            assert not state.is_terminal
+        state.apply(actions[-1])
+        assert state.is_terminal and not state.deal_pending
+        assert state.outcome == [1 if s == last else 0 for s in range(3)]
+        found += 1
+    assert found >= 5
+
+
 # ------------------------------------------------------------- properties
 
 def _play_random_deals(seed: int, deals: int):
