@@ -180,7 +180,7 @@ def choose(text: str, legal: list[str], state: State | None = None, seat: int | 
         return folded[0]
     if state is not None:
         try:
-            action = state.game.parse_action(state, text)
+            action = state.game.parse_own_action(state, text)
         except SlagwerkError:
             return None
         answer = state.game.action_text(state, action, seat)

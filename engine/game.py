@@ -179,6 +179,18 @@ class Game(ABC):
                 return action
         raise IllegalActionError(self.explain_illegal(state, text, legal))
 
+    def parse_own_action(self, state: State, text: str) -> int:
+        """The legal action ``text`` as the mover itself may write it: what
+        :meth:`parse_action` accepts, except a card the mover cannot see (Koetsieren's
+        own forehead cards are played blind, by slot). Give it a state rebuilt from the
+        mover's view (:meth:`state_from_view`): then neither what is accepted nor the
+        reason for a refusal depends on a card hidden from the mover."""
+        action = self.parse_action(state, text)
+        own = self.action_text(state, action, state.to_move)
+        if text != own and own != self.action_text(state, action):
+            raise IllegalActionError(self.explain_illegal(state, text, state.legal_actions()))
+        return action
+
     def explain_illegal(self, state: State, text: str, legal: list[int]) -> str:
         """Why ``text`` is not legal (a game may give a more specific reason)."""
         seat = state.to_move

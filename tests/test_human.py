@@ -94,6 +94,23 @@ def test_koetsieren_hides_your_own_forehead_cards():
     assert not set(forehead) & card_tokens(screen, game.deck)
 
 
+
+def test_a_forehead_card_is_played_by_its_slot_never_by_a_card_name():
+    """docs/rules.md §2.7: a forehead card is played blind. In the state rebuilt from the
+    person's view, the card dealt to its forehead at random is not a name it may type."""
+    game = make_game("koetsieren", players=3)
+    state = game.new_match(seed=2)
+    while "F1" not in state.legal_texts():
+        state.apply(state.legal_actions()[0])
+    seat = state.to_move
+    legal = state.legal_texts()
+    rebuilt = game.state_from_view(state.view(seat), seed=0)
+    guessed = [game.action_text(rebuilt, slot) for slot in (2, 3)]  # F1, F2 as the rebuilt deal has them
+    assert choose("F1", legal, rebuilt, seat) == "F1"
+    assert [choose(card, legal, rebuilt, seat) for card in guessed] == [None, None]
+    table = game.deal_to_json(state.deals[-1].vector)["hands"][seat]["table"][0]
+    assert choose(table.lower(), legal, rebuilt, seat) == table
+
 def test_choose_accepts_numbers_notation_and_case_and_nothing_else():
     legal = ["Ao", "3c", "Kb"]
     assert choose("1", legal) == "Ao" and choose(" 3 ", legal) == "Kb"

@@ -32,6 +32,7 @@ from slagwerk.agents.protocol import Limits, handle
 from slagwerk.agents.registry import make
 from slagwerk.engine import GAMES, make_game
 from slagwerk.engine.records import record_of, replay
+from slagwerk.engine.state import PHASE_PLAY
 from slagwerk.web.matches import MatchStore, WebError, WebMatch, card_order_json, check_settings
 from slagwerk.web.server import COOKIE, PAGE_FILES, WebServer, page_file
 from slagwerk.web.watch import RecordShelf, Watch
@@ -171,6 +172,38 @@ def test_koetsieren_forehead_cards_are_backs():
     assert not set(arr_view) & cards_in(page)
     match.close()
 
+
+
+def test_what_the_person_may_type_never_depends_on_a_hidden_card():
+    """docs/rules.md §2.2, §2.7: a Koetsieren player plays its forehead cards blind, by slot.
+    The page's check of a typed action (``explain``) answers every card name and slot name
+    the same whatever the hidden cards are (the true deal and deals rebuilt from the view),
+    and a forehead card's name is never accepted as a play."""
+    store = MatchStore(in_process, LIMITS)
+    _, match = store.start(None, {"game": "koetsieren", "options": {"players": 2}, "seat": 1,
+                                  "agents": ["random"], "seed": 5})
+    with match.changed:
+        while match.state.phase != PHASE_PLAY or match.state.to_move != 1:
+            match.state.apply(match.state.legal_actions()[0])  # to the person's first play
+        true_state = match.state
+        game = match.game
+        texts = [game.deck.name(c) for c in range(game.deck.size)] + ["T1", "T2", "F1", "F2", "H"]
+        forehead = [game.action_text(true_state, slot, 0) for slot in (2, 3)]  # as seat 0 sees them
+        assert {match.explain(card) for card in forehead} != {"legal"}
+        answers = []
+        for twin in [true_state] + [game.state_from_view(true_state.view(1), seed=s) for s in range(4)]:
+            match.state = twin
+            answers.append([match.explain(text) for text in texts])
+        match.state = true_state
+    assert all(a == answers[0] for a in answers[1:])
+    accepted = {text for text, answer in zip(texts, answers[0]) if answer == "legal"}
+    own = set(true_state.legal_texts(1))  # the table and hidden cards by name, the forehead as F1, F2
+    assert own <= accepted and not (accepted - own) - {"T1", "T2", "H"}
+    with pytest.raises(WebError, match="is not a card in a slot of seat 1"):
+        match.act(forehead[0])
+    match.act("F1")
+    assert match.state.deals[-1].seats[-1] == 1
+    match.close()
 
 class Client:
     """The page's side of the HTTP API: a cookie jar of one session, and a log of

@@ -187,7 +187,7 @@ class WebMatch:
                                f"not {brief(text)}")
             self.notice = None
             try:
-                self._apply(text)
+                self._apply(self._own_notation(text))
             except SlagwerkError as err:  # the rules' reason, said to the person
                 raise WebError(self._to_you(str(err))) from None
         self.start_bots()
@@ -201,10 +201,18 @@ class WebMatch:
             if not isinstance(text, str):
                 return f"an action is text, not {brief(text)}"
             try:
-                self.game.parse_action(self.state, text)
+                self._own_notation(text)
             except SlagwerkError as err:
                 return self._to_you(str(err))
             return "legal"
+
+    def _own_notation(self, text: str) -> str:
+        """The human's legal action ``text`` in its seat's notation, read from the
+        human's view alone: parsed in a state rebuilt from that view, so that neither
+        what is accepted nor why it is refused depends on a card the human cannot see
+        (a Koetsieren forehead card is played by its slot, never named)."""
+        rebuilt = self.game.state_from_view(self.state.view(self.seat), seed=0)
+        return self.game.action_text(rebuilt, self.game.parse_own_action(rebuilt, text), self.seat)
 
     def _to_you(self, reason: str) -> str:
         """The engine's reason, about the human's own seat, addressed to the person."""
