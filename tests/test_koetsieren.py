@@ -221,6 +221,27 @@ def test_a_seat_names_its_own_forehead_cards_by_slot():
         assert state.view(seat)["hands"][1]["played"] == {"F1": "9d"}
 
 
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_every_slot_still_holding_a_card_may_be_played(players):
+    """docs/rules.md §2.7: no duty to follow suit or to trump: whatever was led, the mover may play
+    any slot that still holds a card (also an off-suit card while holding the suit led)."""
+    free_choices = 0
+    for seed in range(20):
+        state = make_game("koetsieren", players=players).new_match(seed=seed)
+        rng = make_rng(seed)
+        while not state.is_terminal and state.deal_number == 1 and not state.deal_pending:
+            if state.phase == K.PHASE_PLAY:
+                mover = state.to_move
+                cards = [int(state.array[K.SLOTS + mover * K.SLOTS_PER_SEAT + slot]) for slot in range(5)]
+                assert state.legal_actions() == [slot for slot in range(5) if cards[slot] != K.EMPTY_SLOT]
+                if int(state.array[K.N_IN_TRICK]):
+                    led = int(state.array[K.TRICK]) // 8
+                    suits = {c // 8 for c in cards if c != K.EMPTY_SLOT}
+                    free_choices += led in suits and len(suits) > 1
+            state.apply(int(K.random_action(state.array, rng)))
+    assert free_choices > 20
+
 def test_illegal_plays_name_the_slot_or_card():
     """docs/rules.md §2.3, §2.4, §2.7: trump first, then bids 0 to 5, then each slot's card once; other
     actions are clear errors."""

@@ -17,6 +17,7 @@ from slagwerk.engine import (
     IllegalActionError,
     InvalidRecordError,
     InvalidViewError,
+    OptionError,
     contract,
     make_game,
 )
@@ -435,6 +436,33 @@ def test_next_deal_is_led_by_the_last_trick_winner_and_dealt_by_the_next_seat():
         if state.phase == K.PHASE_PLAY:
             assert state.to_move == last
 
+
+
+@pytest.mark.parametrize("first_dealer", range(4))
+def test_the_seat_left_of_the_first_dealer_leads_the_first_deal(first_dealer):
+    """docs/rules.md §3.13: the player left of the dealer leads the first trick of the first deal."""
+    for seed in range(5):
+        state = make_game("kozel", first_dealer=first_dealer).new_match(seed=seed)
+        left = (first_dealer + 1) % 4
+        assert state.dealer == first_dealer
+        assert state.leader == left and int(state.array[K.ORIGINAL_LEADER]) == left
+        if state.phase == K.PHASE_PLAY:  # no molodka question before the lead
+            assert state.to_move == left
+
+
+def test_four_players_in_two_teams_of_partners_opposite():
+    """docs/rules.md §3.1: always four players, seats 0 and 2 against 1 and 3; no other number."""
+    assert GAME.n_players == 4
+    with pytest.raises(OptionError, match="unknown option 'players' for kozel"):
+        make_game("kozel", players=4)
+    state = GAME.new_match(seed=3)
+    while not state.is_terminal:
+        if state.deal_pending:
+            state.deal(rng=make_rng(3))
+            continue
+        state.apply(state.legal_actions()[0])
+    assert state.totals[0] == state.totals[2] and state.totals[1] == state.totals[3]
+    assert state.outcome[0] == state.outcome[2] != state.outcome[1] == state.outcome[3]
 
 def test_the_match_ends_when_a_team_reaches_twelve():
     """docs/rules.md §3.16: the match ends when a team has 12 penalty points, and that team loses."""
