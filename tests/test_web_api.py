@@ -199,11 +199,38 @@ def test_what_the_person_may_type_never_depends_on_a_hidden_card():
     accepted = {text for text, answer in zip(texts, answers[0]) if answer == "legal"}
     own = set(true_state.legal_texts(1))  # the table and hidden cards by name, the forehead as F1, F2
     assert own <= accepted and not (accepted - own) - {"T1", "T2", "H"}
-    with pytest.raises(WebError, match="is not a card in a slot of seat 1"):
+    reason = r"is not a card in a slot of yours \(T1=\w\w T2=\w\w F1=\?\? F2=\?\? H=\w\w\)"
+    with pytest.raises(WebError, match=reason):
         match.act(forehead[0])
     match.act("F1")
     assert match.state.deals[-1].seats[-1] == 1
     match.close()
+
+
+@pytest.mark.parametrize("game", list(SETTINGS))
+def test_reasons_address_the_person_as_you(game):
+    """docs/web.md: the rules' reasons for refusing what the person typed or clicked speak to
+    "you", never of the person's own seat by number, across every kind of action of the game."""
+    seat, agents, options = SETTINGS[game]
+    store = MatchStore(in_process, LIMITS)
+    _, match = store.start(None, {"game": game, "options": options, "seat": seat, "agents": agents,
+                                  "seed": 4})
+    deck = [match.game.deck.name(c) for c in range(match.game.deck.size)]
+    tries = [*deck, "bid:0", "bid:5", "trump:h", "T1", "F1", "H", "molodka", "pass", "lead:7h,7d",
+             "beat:Ah", "discard:6c", "lead:Ah"]
+    reasons = set()
+
+    def check(match, page):
+        for entry in page["barred"]:
+            reasons.add(entry["reason"])
+        for text in tries:
+            reasons.add(match.explain(text))
+
+    finish_in_process(match, random.Random(2), check)
+    reasons.discard("legal")
+    assert len(reasons) > 5
+    named = [r for r in reasons if re.search(rf"\bseat {seat}\b", r)]
+    assert not named, named[:3]
 
 class Client:
     """The page's side of the HTTP API: a cookie jar of one session, and a log of

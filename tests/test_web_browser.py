@@ -29,6 +29,7 @@ from slagwerk.agents.match import play_match
 from slagwerk.agents.protocol import Limits
 from slagwerk.agents.registry import make
 from slagwerk.engine import make_game
+from slagwerk.engine.bits import derive_seed, make_rng
 from slagwerk.engine.records import record_of, replay
 
 CHROMIUM = "/usr/bin/chromium"
@@ -48,6 +49,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+from slagwerk.web.matches import DEAL_SALT  # noqa: E402
 from slagwerk.web.server import WebServer  # noqa: E402
 
 MATCHES = {
@@ -206,6 +208,12 @@ def test_a_whole_match_by_clicking(server, browser, game, images):
     assert tried_selection, "the human never led in Kozel: no selection was tried"
     assert announced or deals_drawn == 0
     assert "match over" in status(browser)
+    if game == "coins":  # the seats' trick counts are the last deal's, also when the match ends mid-deal
+        match = server.store.get(browser.get_cookie("slagwerk_session")["value"]).match
+        winners = match.state.deals[-1].trick_winners
+        facts = [browser.find_element(By.CSS_SELECTOR, f".seat[data-seat='{s}'] .facts").text
+                 for s in range(3)]
+        assert [f.split(" · ")[0] for f in facts] == [f"tricks {winners.count(s)}" for s in range(3)], facts
     score = browser.find_element(By.ID, "score").text
     assert "Score" in score
     assert browser.find_element(By.ID, "download").is_displayed()
@@ -445,6 +453,44 @@ def test_a_refused_start_keeps_the_form_as_it_was(server, browser):
     # the browser logs the refused request itself; nothing else may go wrong
     assert [e for e in console_errors(browser) if "/web/api/match" not in e or "400" not in e] == []
 
+
+
+@pytest.mark.parametrize("seed", [2**53 + 1, 2**63 - 1])
+def test_a_link_deals_exactly_its_seed_beyond_javascripts_integers(server, browser, seed):
+    """docs/web.md: a link's seed deals the cards `slagwerk play --seed` deals, for every seed
+    0..2**63-1 (a JavaScript number holds integers exactly only up to 2**53)."""
+    browser.get(f"http://127.0.0.1:{server.port}/?game=coins&seat=0&agent=random&agent=random&seed={seed}")
+    wait_for_turn(browser)
+    match = server.store.get(browser.get_cookie("slagwerk_session")["value"]).match
+    assert match.settings.seed == seed
+    again = make_game("coins").new_match()
+    again.deal(rng=make_rng(derive_seed(seed, DEAL_SALT)))
+    assert match.state.deals[0].vector.tolist() == again.deals[0].vector.tolist()
+
+
+def test_a_bad_seed_or_option_is_named_as_typed(server, browser):
+    """What the person typed comes back in the refusal (not as 'null')."""
+    for query, said in (("seed=abc", "not 'abc'"), ("seed=7&opt.target=lots", "'lots'")):
+        browser.get(f"http://127.0.0.1:{server.port}/?game=coins&seat=0&agent=random&agent=random&{query}")
+        error = WebDriverWait(browser, WAIT_S).until(lambda d: d.find_element(By.ID, "error").text or False)
+        assert said in error and "null" not in error, error
+
+
+def test_an_out_of_range_player_count_draws_the_nearest_allowed_rows(server, browser):
+    """docs/rules.md §2.1: Koetsieren is for 2 to 6 players; the form draws at most five
+    other seats (and at least one) whatever is typed."""
+    open_setup(browser, server.port)
+    rows = browser.execute_script("""
+        const game = document.getElementById('setup-game');
+        game.value = 'koetsieren'; game.dispatchEvent(new Event('change'));
+        const players = document.getElementById('opt-players');
+        const counts = [];
+        for (const typed of ['9', '1', '4']) {
+            players.value = typed; players.dispatchEvent(new Event('change'));
+            counts.push(document.querySelectorAll('#setup-agents .agent-row').length);
+        }
+        return counts;""")
+    assert rows == [5, 1, 3]
 
 def test_the_molodka_button_names_its_suit(server, browser):
     """docs/rules.md §3.10: a molodka is the whole hand, four cards of one suit; the

@@ -58,6 +58,12 @@ def can_see(seat: int, owner: int, slot: int) -> bool:
     return True
 
 
+
+def _slot_shown(text: str, slot_name: str) -> str:
+    """A slot's card as the mover sees it in an explanation: ``??`` for a card it
+    cannot see (its forehead, whose notation is the slot's own name)."""
+    return "??" if text == slot_name else text
+
 @dataclass(kw_only=True)
 class _KoetsierenView(ViewParts):
     """A Koetsieren view's bidding and cards (:meth:`Koetsieren._read_view`)."""
@@ -157,10 +163,9 @@ class Koetsieren(Game):
         if phase == K.PHASE_BID:
             return f"{brief(text)} is not legal: seat {seat} must bid (bid:0 .. bid:{K.MAX_BID})"
         if phase == PHASE_PLAY:
-            slots = " ".join(
-                f"{name}={self.action_text(state, slot, seat) if slot in legal else '(played)'}"
-                for slot, name in enumerate(K.SLOT_NAMES)
-            )
+            shown = [_slot_shown(self.action_text(state, slot, seat), name) if slot in legal else "(played)"
+                     for slot, name in enumerate(K.SLOT_NAMES)]
+            slots = " ".join(f"{name}={card}" for name, card in zip(K.SLOT_NAMES, shown))
             if text in K.SLOT_NAMES:
                 return f"{brief(text)}: seat {seat} has already played the card of slot {text} ({slots})"
             if text.startswith(("bid:", "trump:")):

@@ -72,6 +72,21 @@ class MatchSettings:
     seed: int
 
 
+_ADDRESSED_TO_YOU = (
+    # The engine's reasons name the mover "seat N"; the page says "you" (N: the person's seat).
+    (r"\bseat N \(the trump maker\) names", "you (the trump maker) name"),
+    (r"\bseat N does not lead: it beats or discards", "you do not lead: you beat or discard"),
+    (r"\bseat N is asked whether to declare its molodka", "you are asked whether to declare your molodka"),
+    (r"\bseat N does not\b", "you do not"),
+    (r"\bseat N has\b", "you have"),
+    (r"\bseat N must\b", "you must"),
+    (r"\bseat N leads\b", "you lead"),
+    (r"\bseat N plays\b", "you play"),
+    (r"\bin a slot of seat N\b", "in a slot of yours"),
+    (r"\bfor seat N\b", "for you"),
+    (r"\(seat N\)", "(you)"),
+)
+
 def check_settings(data, limits: Limits, defaults: Defaults = NO_DEFAULTS) -> MatchSettings:
     """The settings of a new match from the page's JSON ``{"game", "options", "seat",
     "agents", "seed"}``; :class:`WebError` naming what is wrong.
@@ -101,6 +116,8 @@ def check_settings(data, limits: Limits, defaults: Defaults = NO_DEFAULTS) -> Ma
         raise WebError(f"'agents' must list {n - 1} agent specs, one per other seat in seat order, "
                        f"not {brief(agents)}")
     seed = data.get("seed", 0)
+    if isinstance(seed, str) and re.fullmatch(r"[0-9]{1,19}", seed):
+        seed = int(seed)  # a browser's numbers hold 53 bits: the page sends a large seed as its digits
     if not is_seed(seed):
         raise WebError(f"'seed' must be {SEED_RANGE}, not {brief(seed)}")
     for spec in agents:
@@ -216,8 +233,9 @@ class WebMatch:
 
     def _to_you(self, reason: str) -> str:
         """The engine's reason, about the human's own seat, addressed to the person."""
-        reason = re.sub(rf"\bfor seat {self.seat}\b", "for you", reason)
-        return re.sub(rf"\(seat {self.seat}\)", "(you)", reason)
+        for pattern, replacement in _ADDRESSED_TO_YOU:
+            reason = re.sub(pattern.replace("N", str(self.seat)), replacement, reason)
+        return reason
 
     def start_bots(self) -> None:
         """Let the bots move (in a thread) until it is the human's turn or the match is over."""

@@ -469,8 +469,16 @@ function seatFacts(model, seat) {
   }
   if (model.game === "aluette") return `tricks ${v.tricks_won[seat]}`;
   if (model.game === "kozel") return `${v.hand_sizes[seat]} cards`;
-  const won = model.trickEnds.filter((t) => t.winner === seat).length;
+  const won = shownTrickEnds(model).filter((t) => t.winner === seat).length;
   return `tricks ${won} · ${v.hand_sizes[seat]} cards`;
+}
+
+// The trick ends of the deal the view shows: a match that ends mid-deal (Coins)
+// has already summed that deal up among the finished ones.
+function shownTrickEnds(model) {
+  const last = model.deals.length ? model.deals[model.deals.length - 1] : null;
+  if (!model.trickEnds.length && last && last.number === model.view.deal_number) return last.trick_ends;
+  return model.trickEnds;
 }
 
 // A seat's cards: its own view's where it is known, backs elsewhere.
@@ -790,15 +798,28 @@ async function poll() {
   }
 }
 
+// A typed number as the request carries it: an integer as a number when a
+// JavaScript number holds it exactly, a longer one as its digits (the server reads
+// a seed's digits exactly), anything else as the text typed, so that the server's
+// refusal names it.
+function typedNumber(text) {
+  const trimmed = String(text).trim();
+  if (/^-?[0-9]+$/.test(trimmed)) {
+    const value = Number(trimmed);
+    return Number.isSafeInteger(value) ? value : trimmed;
+  }
+  return trimmed;
+}
+
 function startFromQuery(params) {
   const game = params.get("game");
   const options = {};
   for (const [key, value] of params.entries()) {
-    if (key.startsWith("opt.")) options[key.slice(4)] = Number(value);
+    if (key.startsWith("opt.")) options[key.slice(4)] = typedNumber(value);
   }
   const body = {
-    game, options, seat: Number(params.get("seat") || 0), agents: params.getAll("agent"),
-    seed: Number(params.get("seed") || 0),
+    game, options, seat: typedNumber(params.get("seat") || 0), agents: params.getAll("agent"),
+    seed: typedNumber(params.get("seed") || 0),
   };
   return startMatch(body);
 }
@@ -832,7 +853,7 @@ function showSetup(preset) {
     select.addEventListener("change", () => setupFields());
   }
   if (preset && preset.game in page.info.games) select.value = preset.game;
-  if (preset && Number.isInteger(preset.seed)) $("#setup-seed").value = String(preset.seed);
+  if (preset && preset.seed !== undefined) $("#setup-seed").value = String(preset.seed);
   setupFields(preset);
   const running = page.match && !page.match.over;
   $("#setup-replaces").hidden = !running;
@@ -844,7 +865,10 @@ function setupPlayers() {
   const spec = page.info.games[game];
   if (game === "koetsieren") {
     const input = document.getElementById("opt-players");
-    if (input) return Number(input.value) || spec.players;
+    const range = spec.options.players;
+    const typed = input ? Number(input.value) : NaN;
+    // A count out of range draws the nearest allowed number of rows (the form refuses to start).
+    if (Number.isInteger(typed)) return Math.min(Math.max(typed, range.min), range.max);
   }
   return spec.players;
 }
@@ -924,14 +948,14 @@ function setupAgents(preset) {
 function setupBody() {
   const game = $("#setup-game").value;
   const options = {};
-  for (const input of document.querySelectorAll("#setup-options input")) options[input.dataset.option] = Number(input.value);
+  for (const input of document.querySelectorAll("#setup-options input")) options[input.dataset.option] = typedNumber(input.value);
   const agents = [...document.querySelectorAll("#setup-agents .agent-row")].map((row) => {
     const name = row.querySelector("select").value;
     const params = row.querySelector("input").value.trim();
     if (!params) return name;
     return name.includes(":") ? `${name},${params}` : `${name}:${params}`;
   });
-  return { game, options, seat: Number($("#setup-seat").value), agents, seed: Number($("#setup-seed").value || 0) };
+  return { game, options, seat: Number($("#setup-seat").value), agents, seed: typedNumber($("#setup-seed").value || 0) };
 }
 
 // ---------------------------------------------------------------- watching
