@@ -83,7 +83,7 @@ CONNECT_TIMEOUT_S = 5.0
 timeout is shorter): a host gone silent is unreachable, not a slow move."""
 MAX_ANSWER_BYTES = 1 << 20
 """The longest answer line read from a bot."""
-STDERR_SUFFIX = ".stderr.log"
+STDERR_PREFIX, STDERR_SUFFIX = "bot-", ".stderr.log"
 """A bot's standard error is appended to ``<folder>/bot-<NAME>.stderr.log``."""
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
 _PARAM_TYPES = {"int": int, "float": float, "bool": bool, "str": str}
@@ -122,7 +122,7 @@ class BotDefinition:
     @property
     def stderr_name(self) -> str:
         """The file name of its standard-error log in ``stderr_folder``."""
-        return f"bot-{self.name}{STDERR_SUFFIX}"
+        return f"{STDERR_PREFIX}{self.name}{STDERR_SUFFIX}"
 
     @property
     def address(self) -> str:

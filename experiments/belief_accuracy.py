@@ -34,14 +34,14 @@ from ..engine.replay import OpponentModel
 from ..safe_files import replace_file
 from ..search.belief import DEFAULT_PARTICLES, infer
 from .plots import image_bytes, interval_arms, pyplot
-from .results import claim_folder
+from .results import BELIEF_FILES, claim_folder
 
 STAGES = ("early", "middle", "late")
 DEFAULT_AGENTS = ("ismcts:iterations=300,belief=uniform", "heuristic")
 """Who plays the games the positions come from."""
-PLOT = "belief.png"
-FILES = ("positions.csv", "summary.json", "summary.md", PLOT)
+FILES = BELIEF_FILES
 """Every file a run writes (and, with ``force``, replaces)."""
+PLOT = FILES[-1]
 
 
 def stage_of(tricks_done: int, tricks_per_deal: int) -> str:

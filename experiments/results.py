@@ -38,6 +38,8 @@ import sys
 from pathlib import Path
 
 from .. import __version__
+from ..agents.external import STDERR_PREFIX, STDERR_SUFFIX
+from ..engine import GAME_NAMES
 from ..engine.errors import one_line
 from ..safe_files import (
     AppendLog,
@@ -79,8 +81,11 @@ def claim_folder(path, kind: str, files: tuple[str, ...] = (), *, force: bool = 
     """Make ``path`` ready for a new run: created if missing, else empty or ``force``.
 
     A folder that holds anything is refused (``ExperimentError``) unless
-    ``force``, which removes the run's own ``files`` from it (a link among
-    them is removed, never its target) and leaves everything else alone.
+    ``force``, which removes the files of any earlier run from it, of whatever
+    kind (the run's own ``files``, :func:`run_files`, and those of the per-game
+    folders of a tournament of several games; a link among them is removed,
+    never its target), so that no earlier run's settings or results stay beside
+    the new ones, and leaves everything else alone.
     A symbolic link at ``path`` is refused either way. A folder that holds
     a run (a ``config.json``) is offered to ``--resume`` if the kind is
     ``resumable``, and refused even with ``force`` if not (another run's
@@ -104,8 +109,38 @@ def claim_folder(path, kind: str, files: tuple[str, ...] = (), *, force: bool = 
             f"{str(path)!r} is not empty ({len(names)} entr{'y' if len(names) == 1 else 'ies'}): "
             f"choose another --results folder, or give --force to write the {kind} into it"
         )
-    for name in files:
-        remove_file(path, name)
+    earlier = set(files) | run_files()
+
+    def clear(folder, names):
+        for name in names:
+            if name in earlier or (name.startswith(STDERR_PREFIX) and name.endswith(STDERR_SUFFIX)):
+                remove_file(folder, name)
+
+    clear(path, names)
+    for game in set(names) & set(GAME_NAMES):  # a tournament of several games: one folder each
+        inner = Path(path) / game
+        if not inner.is_symlink() and (inner / CONFIG).is_file():
+            clear(inner, folder_names(inner) or ())
+
+
+BELIEF_FILES = ("positions.csv", "summary.json", "summary.md", "belief.png")
+"""The files of ``slagwerk experiment belief`` (:mod:`.belief_accuracy`)."""
+OTHER_RUN_FILES = (
+    *(f"{kind}.{ext}" for kind in ("budget", "information") for ext in ("csv", "json", "md", "png", "svg")),
+    "evaluations.jsonl", "best.json", "confirmation.json", "trajectory.png",
+)
+"""The files of the kinds of run defined in modules that import this one (curve
+experiments, :mod:`.budget`; tuning runs, :mod:`.tuning.folder`). A test checks
+that this list covers them."""
+
+
+def run_files() -> set[str]:
+    """The name of every file some kind of run writes into its results folder."""
+    names = {CONFIG, GAMES, *ResultsFolder.FILES, *BELIEF_FILES, *OTHER_RUN_FILES}
+    for kind in _folder_kinds():  # those imported so far (a plugin's own kind too)
+        names |= {kind.LOG, *kind.FILES}
+    names.discard("")
+    return names
 
 
 def _folder_kinds() -> list[type]:

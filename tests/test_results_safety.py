@@ -111,6 +111,53 @@ def test_results_never_overwrite_a_folder_that_holds_something_unless_forced(tmp
     assert json.loads((folder / "config.json").read_text())["seed"] == 5
 
 
+
+def test_force_clears_an_earlier_run_of_any_kind_and_keeps_foreign_files(tmp_path, capsys):
+    """--force over a folder of another kind of run (a single game, several games, a tuning
+    run) leaves none of its settings or results beside the new run, so that `report` and
+    `--resume` find only the new one; files no run writes stay."""
+    folder = tmp_path / "run"
+    assert main(CLI + ["--results", str(folder)]) == 0  # coins, at the top
+    (folder / "bot-mine.stderr.log").write_text("a bot's old log")
+    (folder / "notes.txt").write_text("keep me")
+    several = ["tournament", "--game", "kozel", "--game", "aluette", "--agents", "random", "heuristic",
+               "--deals", "1", "--seed", "2", "--jobs", "1", "--quiet", "--bootstrap", "20"]
+    assert main(several + ["--results", str(folder), "--force"]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["aluette", "kozel", "notes.txt"]
+    assert main(["report", str(folder)]) == 0
+    assert main(["tournament", "--resume", str(folder), "--quiet", "--json"]) == 0
+    resumed = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [r["game"] for r in resumed] == ["kozel", "aluette"]
+
+    tune = ["tune", "--game", "coins", "--agent", "ismcts", "--param", "c=0.1:3.0", "--param",
+            "iterations=4", "--opponents", "random", "--budget", "60", "--groups", "1", "--seed", "3",
+            "--jobs", "1", "--quiet", "--no-confirm", "--results", str(folder), "--force"]
+    assert main(tune) == 0
+    left = sorted(p.name for p in folder.iterdir())
+    assert "games.jsonl" not in left and "report.md" not in left and "notes.txt" in left
+    assert not list((folder / "kozel").iterdir()) and not list((folder / "aluette").iterdir())
+    assert main(["tune", "--resume", str(folder), "--quiet", "--jobs", "1"]) == 0
+
+    assert main(CLI + ["--results", str(folder), "--force"]) == 0
+    left = sorted(p.name for p in folder.iterdir())
+    assert not {"best.json", "evaluations.jsonl", "trajectory.png"} & set(left), left
+    assert main(["report", str(folder)]) == 0
+    capsys.readouterr()
+
+
+def test_the_list_of_run_files_covers_every_kind_of_run():
+    """--force knows every file a run writes, also of the kinds defined in modules that
+    import the results folder's (curve experiments, tuning runs, the belief experiment)."""
+    from slagwerk.experiments import belief_accuracy, budget  # noqa: F401
+    from slagwerk.experiments.results import _folder_kinds, run_files
+    from slagwerk.experiments.tuning import folder  # noqa: F401
+
+    kinds = _folder_kinds()
+    assert {kind.KIND for kind in kinds} >= {"tournament", "curve experiment", "tuning run"}
+    for kind in kinds:
+        assert {kind.LOG, *kind.FILES} <= run_files(), kind.KIND
+    assert set(belief_accuracy.FILES) <= run_files()
+
 def test_force_cannot_be_combined_with_resume(tmp_path, capsys):
     played(tmp_path / "run")
     assert main(["tournament", "--resume", str(tmp_path / "run"), "--force", "--quiet"]) == 2
