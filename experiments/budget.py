@@ -41,6 +41,7 @@ import numpy as np
 
 from ..agents.registry import agent_class, parse_spec
 from ..engine.errors import SpecError
+from . import stored
 from .ratings import DEFAULT_BOOTSTRAP
 from .report import games_of, load_tournament, write_report
 from .results import ResultsFolder
@@ -221,16 +222,32 @@ class CurveConfig:
                 "by": self.by, "opponents": list(self.opponents), "cheat": self.cheat}
 
     @classmethod
-    def from_json(cls, experiment: dict, tournament: TournamentConfig) -> CurveConfig:
-        try:
-            return cls(experiment["kind"], tournament.game, tuple(experiment["agents"]),
-                       tuple(experiment["budgets"]), experiment["by"], tuple(experiment["opponents"]),
-                       experiment.get("cheat"), tournament.deals, tournament.seed,
-                       tuple(tournament.options), tournament.unit, tournament.move_time,
-                       tournament.bootstrap)
-        except (KeyError, TypeError) as err:
-            raise ExperimentError(f"config.json's {EXPERIMENT_KEY!r} needs {err}; it holds "
-                                  f"{sorted(experiment)}") from None
+    def from_json(cls, experiment: dict, tournament: TournamentConfig,
+                  where: str = "config.json") -> CurveConfig:
+        """The experiment's own settings stored by :meth:`to_json` under
+        :data:`EXPERIMENT_KEY`, with ``tournament`` stored beside them (``where``: the
+        file, for errors). :raises ExperimentError: naming the key and the value."""
+        stored.check_stored(experiment, STORED_SETTINGS, f"{where}, {EXPERIMENT_KEY!r}")
+        budgets = experiment["budgets"]
+        if experiment["by"] == "iterations" and not all(isinstance(b, int) for b in budgets):
+            raise ExperimentError(f"{where}, {EXPERIMENT_KEY!r}: 'budgets' must be whole numbers of "
+                                  f"iterations, not {budgets!r}")
+        return cls(experiment["kind"], tournament.game, tuple(experiment["agents"]),
+                   tuple(budgets), experiment["by"], tuple(experiment["opponents"]),
+                   experiment.get("cheat"), tournament.deals, tournament.seed,
+                   tuple(tournament.options), tournament.unit, tournament.move_time,
+                   tournament.bootstrap)
+
+
+STORED_SETTINGS = {
+    "kind": stored.text(required=True, choices=KINDS),
+    "agents": stored.texts(required=True, at_least=1),
+    "budgets": stored.numbers(required=True),
+    "by": stored.text(required=True, choices=BY),
+    "opponents": stored.texts(required=True),
+    "cheat": stored.text(none=True),
+}
+"""What a curve experiment stores under :data:`EXPERIMENT_KEY` (:meth:`CurveConfig.from_json`)."""
 
 
 def load_config(path) -> CurveConfig:
@@ -238,13 +255,14 @@ def load_config(path) -> CurveConfig:
 
     :raises ExperimentError: if the folder holds no curve experiment or its two parts disagree.
     """
-    data = CurveFolder.open(path).config()
+    folder = CurveFolder.open(path)
+    data = folder.config()
     experiment = data.get(EXPERIMENT_KEY)
-    if not isinstance(experiment, dict):
+    if experiment is None:
         raise ExperimentError(f"{str(path)!r} holds a tournament, not an experiment (no {EXPERIMENT_KEY!r} "
                               f"in config.json)")
-    tournament = TournamentConfig.from_json(data)
-    config = CurveConfig.from_json(experiment, tournament)
+    tournament = TournamentConfig.from_json(data, folder.config_path)
+    config = CurveConfig.from_json(experiment, tournament, folder.config_path)
     made = config.tournament()
     if any(getattr(made, key) != getattr(tournament, key) for key in TOURNAMENT_SETTINGS):
         raise ExperimentError(f"{Path(path) / 'config.json'}: the experiment's settings do not make the "

@@ -241,6 +241,11 @@ class ExperimentFolder:
             raise ExperimentError(f"{str(folder.path)!r} holds no {cls.KIND} (no {cls.LOG}){held}")
         return folder
 
+    @property
+    def config_path(self) -> str:
+        """``config.json``'s path, as errors name it."""
+        return str(self.path / CONFIG)
+
     def config(self) -> dict:
         """The settings of ``config.json``, which must name this slagwerk version (not returned).
 

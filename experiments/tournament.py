@@ -31,6 +31,7 @@ from ..engine import registry
 from ..engine.bits import derive_seed
 from ..engine.errors import SpecError
 from ..safe_files import SafeFileError
+from . import stored
 from .defaults import DEFAULT_MOVE_TIME, MAX_BOOTSTRAP, MAX_GROUPS, MIN_BOOTSTRAP, default_results_folder
 from .plots import import_in_background
 from .ratings import DEFAULT_BOOTSTRAP, Ratings, groups_from_lines, rate
@@ -264,25 +265,43 @@ class TournamentConfig:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> TournamentConfig:
-        try:
-            return cls(
-                game=data["game"],
-                agents=tuple(data["agents"]),
-                deals=int(data["deals"]),
-                seed=int(data["seed"]),
-                options=tuple(sorted(dict(data.get("options") or {}).items())),
-                unit=data.get("unit", "deal"),
-                move_time=data.get("move_time"),
-                game_time=data.get("game_time"),
-                records=bool(data.get("records", False)),
-                bootstrap=int(data.get("bootstrap", DEFAULT_BOOTSTRAP)),
-                bots=tuple(sorted(dict(data.get("bots") or {}).items())),
-            )
-        except KeyError as err:
-            raise ExperimentError(f"a tournament config needs {err}; it holds {sorted(data)}") from None
-        except (TypeError, ValueError) as err:
-            raise ExperimentError(f"a tournament config has a value of the wrong kind ({err})") from None
+    def from_json(cls, data: dict, where: str = "config.json") -> TournamentConfig:
+        """The settings stored by :meth:`to_json` (``where``: the file, for errors).
+
+        :raises ExperimentError: naming the file, the key and the value, for an
+            unknown or missing key or a value of the wrong kind.
+        """
+        stored.check_stored(data, STORED_SETTINGS, where)
+        return cls(
+            game=data["game"],
+            agents=tuple(data["agents"]),
+            deals=data["deals"],
+            seed=data["seed"],
+            options=tuple(sorted((data.get("options") or {}).items())),
+            unit=data.get("unit", "deal"),
+            move_time=data.get("move_time"),
+            game_time=data.get("game_time"),
+            records=data.get("records", False),
+            bootstrap=data.get("bootstrap", DEFAULT_BOOTSTRAP),
+            bots=tuple(sorted((data.get("bots") or {}).items())),
+        )
+
+
+STORED_SETTINGS = {
+    "game": stored.text(required=True),
+    "agents": stored.texts(required=True, at_least=2),
+    "deals": stored.integer(1, MAX_GROUPS, required=True),
+    "seed": stored.seed(required=True),
+    "options": stored.mapping(),
+    "unit": stored.text(choices=UNITS),
+    "move_time": stored.number(positive=True, none=True),
+    "game_time": stored.number(positive=True, none=True),
+    "records": stored.flag(),
+    "bootstrap": stored.integer(MIN_BOOTSTRAP, MAX_BOOTSTRAP),
+    "bots": stored.mapping(values="text"),
+    "experiment": stored.anything(),  # a curve experiment's own settings (:mod:`.budget` checks them)
+}
+"""What a tournament's ``config.json`` holds (:meth:`TournamentConfig.from_json`)."""
 
 
 @dataclass(frozen=True)
@@ -365,7 +384,7 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
         if results is None:
             raise ExperimentError("--resume needs the results folder of the tournament to continue")
         folder = ResultsFolder.open(results)
-        config = TournamentConfig.from_json(folder.config())
+        config = TournamentConfig.from_json(folder.config(), folder.config_path)
         check_fingerprints(dict(config.bots), config.agents, folder.path)  # --bot given again, unchanged
         config.validate()
     else:

@@ -94,21 +94,52 @@ def test_report_on_an_unfinished_run_or_an_empty_folder_is_a_one_line_error(fini
     assert "no tournament or experiment there" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"bootstrap": 5}, "--bootstrap must be an integer from 10"),
-    ({"bootstrap": "abc"}, "a tournament config has a value of the wrong kind"),
-    ({"deals": 1e30}, "--deals must be an integer from 1 to 100000"),
-])
-def test_report_on_a_tampered_config_is_a_one_line_error(finished, tmp_path, capsys, change, message):
+TAMPERED_TOURNAMENT = [
+    ({"bootstrap": 5}, "'bootstrap' must be an integer from 10 to 100000, not 5"),
+    ({"bootstrap": "abc"}, "'bootstrap' must be an integer from 10 to 100000, not 'abc'"),
+    ({"deals": 1e30}, "'deals' must be an integer from 1 to 100000, not 1e+30"),
+    ({"agents": [1, "heuristic"]}, "'agents' must be a list of non-empty strings (at least 2), not [1, "),
+    ({"move_time": "x"}, "'move_time' must be a number above 0 or null, not 'x'"),
+    ({"records": "yes"}, "'records' must be true or false, not 'yes'"),
+    ({"seed": "5"}, "'seed' must be an integer 0..2**63-1, not '5'"),
+    ({"unit": "hand"}, "'unit' must be one of deal, match, not 'hand'"),
+    ({"zzz": 1}, "unknown setting 'zzz' (settings: game, agents, deals, "),
+    ({"game": None}, "'game' must be a non-empty string, not null"),
+]
+
+
+def tampered_copy(folder, where, change: dict, drop: tuple = ()):
+    """A copy of the run in ``folder`` at ``where`` whose config.json has ``change``."""
+    import shutil
+
+    shutil.copytree(folder, where)
+    config = json.loads((where / "config.json").read_text())
+    config = {k: v for k, v in {**config, **change}.items() if k not in drop}
+    (where / "config.json").write_text(json.dumps(config))
+    return where
+
+
+@pytest.mark.parametrize("change, message", TAMPERED_TOURNAMENT)
+def test_a_tampered_config_is_a_one_line_error_naming_file_key_and_value(finished, tmp_path, capsys,
+                                                                          change, message):
+    """A config.json edited by hand: `report` and `--resume` say which file, which key and what
+    value is wrong, in one line, and touch nothing."""
     folder, _ = finished
-    tampered = tmp_path / "tampered"
-    tampered.mkdir()
-    config = json.loads((folder / "config.json").read_text())
-    (tampered / "config.json").write_text(json.dumps({**config, **change}))
-    (tampered / "games.jsonl").write_bytes((folder / "games.jsonl").read_bytes())
+    tampered = tampered_copy(folder, tmp_path / "tampered", change)
+    before = {p.name: p.read_bytes() for p in tampered.iterdir()}
+    for argv in (["report", str(tampered)], ["tournament", "--resume", str(tampered), "--quiet"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {tampered / 'config.json'}: ") and message in err, err
+        assert err.count("\n") == 1, err
+    assert {p.name: p.read_bytes() for p in tampered.iterdir()} == before
+
+
+def test_a_config_without_a_needed_setting_names_it(finished, tmp_path, capsys):
+    folder, _ = finished
+    tampered = tampered_copy(folder, tmp_path / "tampered", {}, drop=("deals",))
     assert main(["report", str(tampered)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert "config.json: the setting 'deals' is missing" in capsys.readouterr().err
 
 
 def test_report_rebuilds_an_experiment_folder_too(tmp_path, capsys):
@@ -125,6 +156,31 @@ def test_report_rebuilds_an_experiment_folder_too(tmp_path, capsys):
     assert_real_image(folder / "budget.png")
     assert "budget.*" in capsys.readouterr().err
 
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"budgets": [3, "9"]}, "'budgets' must be a list of numbers above 0, not [3, '9']"),
+    ({"budgets": [3, -9]}, "'budgets' must be a list of numbers above 0, not [3, -9]"),
+    ({"budgets": [3, 9.5]}, "'budgets' must be whole numbers of iterations, not [3, 9.5]"),
+    ({"by": "foo"}, "'by' must be one of iterations, time, not 'foo'"),
+    ({"agents": [1]}, "'agents' must be a list of non-empty strings (at least 1), not [1]"),
+    ({"zzz": 1}, "unknown setting 'zzz'"),
+])
+def test_a_tampered_experiment_config_is_a_one_line_error(tmp_path, capsys, change, message):
+    """The curve experiment's own settings in config.json are checked as a tournament's are."""
+    folder = tmp_path / "curve"
+    assert main(["experiment", "budget", "--game", "coins", "--agent", "ismcts", "--opponents", "random",
+                 "--budgets", "3,9", "--deals", "2", "--jobs", "1", "--bootstrap", "30", "--quiet",
+                 "--results", str(folder)]) == 0
+    config = json.loads((folder / "config.json").read_text())
+    config["experiment"] = {**config["experiment"], **change}
+    (folder / "config.json").write_text(json.dumps(config))
+    capsys.readouterr()
+    for argv in (["report", str(folder)], ["experiment", "budget", "--resume", str(folder), "--quiet"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {folder / 'config.json'}, 'experiment': ") and message in err, err
+        assert err.count("\n") == 1, err
 
 def test_report_on_the_folder_of_a_tournament_in_several_games_reports_each(finished, tmp_path, capsys):
     import shutil

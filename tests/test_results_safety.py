@@ -371,6 +371,28 @@ def test_tune_resume_refuses_conflicting_flags_and_foreign_lines(tmp_path, capsy
         run_tuning(None, tmp_path / "a", resume=True, progress=False)
 
 
+
+@pytest.mark.parametrize("change, message", [
+    ({"options": "x"}, "'options' must be an object, not 'x'"),
+    ({"move_time": "x"}, "'move_time' must be a number above 0 or null, not 'x'"),
+    ({"opponents": [1]}, "'opponents' must be a list of non-empty strings (at least 1), not [1]"),
+    ({"alpha": 2}, "'alpha' must be a number from 0.0 to 0.5, not 2"),
+    ({"zzz": 1}, "unknown setting 'zzz' (settings: game, agent, params, "),
+])
+def test_a_tampered_tuning_config_is_a_one_line_error(tmp_path, capsys, change, message):
+    """A tuning run's config.json edited by hand: `tune --resume` names the file, the key and
+    the value in one line."""
+    folder = tmp_path / "t"
+    assert main(["tune", "--game", "coins", "--agent", "ismcts", "--param", "c=0.1:3.0", "--param",
+                 "iterations=4", "--opponents", "random", "--budget", "60", "--groups", "1", "--seed", "3",
+                 "--jobs", "1", "--quiet", "--no-confirm", "--results", str(folder)]) == 0
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, **change}))
+    capsys.readouterr()
+    assert main(["tune", "--resume", str(folder), "--quiet", "--jobs", "1"]) == 2
+    line = one_line_error(capsys, f"{folder / 'config.json'}: ")
+    assert message in line, line
+
 def test_a_confirmation_of_another_run_is_refused(tmp_path):
     config = TuneConfig(game="coins", agent="ismcts", params=("c=0.1:3.0", "iterations=4"),
                         opponents=("random",), budget=60, groups=1, seed=3, max_groups=6)

@@ -35,7 +35,8 @@ from ...agents.warmup import ensure_compiled
 from ...engine.bits import derive_seed
 from ...engine.errors import SpecError
 from ...safe_files import SafeFileError
-from ..defaults import MAX_GROUPS, MAX_TUNING_GAMES, default_results_folder
+from .. import stored
+from ..defaults import MAX_ELO, MAX_GROUPS, MAX_TUNING_GAMES, default_results_folder
 from ..results import FaultLog, run_id
 from ..runner import UNITS, ExperimentError, GameSetup, game_info, validate_setup
 from ..seating import schedule
@@ -182,16 +183,43 @@ class TuneConfig:
         return data
 
     @classmethod
-    def from_json(cls, data: dict) -> TuneConfig:
-        try:
-            values = dict(data)
-            values.pop("bots", None)  # checked against the --bot definitions by run_tuning
-            values["params"] = tuple(values["params"])
-            values["opponents"] = tuple(values["opponents"])
-            values["options"] = tuple(sorted(dict(values.get("options") or {}).items()))
-            return cls(**values)
-        except (KeyError, TypeError) as err:
-            raise ExperimentError(f"a tuning config needs {err}; it holds {sorted(data)}") from None
+    def from_json(cls, data: dict, where: str = "config.json") -> TuneConfig:
+        """The settings stored by :meth:`to_json` (``where``: the file, for errors).
+
+        :raises ExperimentError: naming the file, the key and the value, for an
+            unknown or missing key or a value of the wrong kind.
+        """
+        stored.check_stored(data, STORED_SETTINGS, where)
+        values = dict(data)
+        values.pop("bots", None)  # checked against the --bot definitions by run_tuning
+        values["params"] = tuple(values["params"])
+        values["opponents"] = tuple(values["opponents"])
+        values["options"] = tuple(sorted((values.get("options") or {}).items()))
+        return cls(**values)
+
+
+STORED_SETTINGS = {
+    "game": stored.text(required=True),
+    "agent": stored.text(required=True),
+    "params": stored.texts(required=True, at_least=1),
+    "opponents": stored.texts(required=True, at_least=1),
+    "budget": stored.integer(1, MAX_TUNING_GAMES, required=True),
+    "seed": stored.seed(),
+    "method": stored.text(choices=METHODS),
+    "groups": stored.integer(1, MAX_GROUPS, none=True),
+    "options": stored.mapping(),
+    "unit": stored.text(choices=UNITS),
+    "move_time": stored.number(positive=True, none=True),
+    "confirm": stored.flag(),
+    "elo0": stored.number(low=-MAX_ELO, high=MAX_ELO),
+    "elo1": stored.number(low=-MAX_ELO, high=MAX_ELO),
+    "alpha": stored.number(low=0.0, high=0.5),
+    "beta": stored.number(low=0.0, high=0.5),
+    "max_groups": stored.integer(1, MAX_GROUPS),
+    "game_time": stored.number(positive=True, none=True),
+    "bots": stored.mapping(values="text"),
+}
+"""What a tuning run's ``config.json`` holds (:meth:`TuneConfig.from_json`)."""
 
 
 @dataclass(frozen=True)
@@ -338,7 +366,7 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
         if results is None:
             raise ExperimentError("--resume needs the results folder of the run to continue")
         folder = TuningFolder.open(results)
-        config = TuneConfig.from_json(folder.config())
+        config = TuneConfig.from_json(folder.config(), folder.config_path)
         check_fingerprints(dict(folder.config().get("bots") or {}), [config.agent, *config.opponents],
                            folder.path)  # the same --bot definitions given again
         plan = config.plan()

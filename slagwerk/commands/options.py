@@ -193,7 +193,10 @@ def load_agent_sources(args: argparse.Namespace, move_time: float | None = None)
 def stored_move_time(folder_class, path) -> float | None:
     """The per-move limit stored in the results folder ``path`` (a ``folder_class`` run): on
     ``--resume`` it, not the command line's default, sets the bots' backstop timeout."""
-    return folder_class.open(path).config().get("move_time")
+    from ..experiments.stored import number, stored_value
+
+    folder = folder_class.open(path)
+    return stored_value(folder.config(), "move_time", number(positive=True, none=True), folder.config_path)
 
 
 def seat_specs(game, human: int | None, specs: list[str] | None) -> list[str | None]:

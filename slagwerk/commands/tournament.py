@@ -190,7 +190,8 @@ def _refuse_conflicting_flags(args, folders: list[Path]) -> None:
 
     if args.force:
         raise OptionError("--force starts a tournament over; it cannot be combined with --resume")
-    configs = [TournamentConfig.from_json(ResultsFolder.open(folder).config()) for folder in folders]
+    configs = [TournamentConfig.from_json(opened.config(), opened.config_path)
+               for opened in map(ResultsFolder.open, folders)]
     where = args.resume
     if args.results is not None and Path(args.results).resolve() != Path(args.resume).resolve():
         refuse_conflict("--results", args.resume, args.results, where)
