@@ -35,8 +35,11 @@ from ..safe_files import replace_file
 from ..search.belief import DEFAULT_PARTICLES, infer
 from .plots import image_bytes, interval_arms, pyplot
 from .results import BELIEF_FILES, claim_folder
+from .runner import ExperimentError
 
 STAGES = ("early", "middle", "late")
+MIN_PARTICLES = 2
+"""Fewest worlds per belief: a hidden card is one the uniform worlds place differently."""
 DEFAULT_AGENTS = ("ismcts:iterations=300,belief=uniform", "heuristic")
 """Who plays the games the positions come from."""
 FILES = BELIEF_FILES
@@ -123,17 +126,27 @@ def measure_position(game, true_state, seat, view, particles: int, temperature: 
 
 
 def summarize(rows: list[dict]) -> list[dict]:
-    """Mean gain per stage and overall, with a 95% interval (normal, over positions)."""
+    """Mean gain per stage and overall, with a 95% interval (normal, over positions;
+    ``low`` and ``high`` are ``None`` for a stage of one position: no spread, no interval)."""
     out = []
     for stage in (*STAGES, "all"):
         gains = [r["gain"] for r in rows if r["hidden_cards"] and (stage == "all" or r["stage"] == stage)]
         if not gains:
             continue
         mean = float(np.mean(gains))
-        half = 1.96 * float(np.std(gains, ddof=1)) / math.sqrt(len(gains)) if len(gains) > 1 else float("nan")
+        low = high = None
+        if len(gains) > 1:
+            half = 1.96 * float(np.std(gains, ddof=1)) / math.sqrt(len(gains))
+            low, high = round(mean - half, 4), round(mean + half, 4)
         out.append({"stage": stage, "positions": len(gains), "mean_gain": round(mean, 4),
-                    "low": round(mean - half, 4), "high": round(mean + half, 4)})
+                    "low": low, "high": high})
     return out
+
+
+def _interval_text(stage: dict) -> str:
+    if stage["low"] is None:
+        return "none (one position)"
+    return f"[{stage['low']:+.4f}, {stage['high']:+.4f}]"
 
 
 def plot(summary: list[dict], game_name: str, folder: Path) -> bool:
@@ -146,8 +159,9 @@ def plot(summary: list[dict], game_name: str, folder: Path) -> bool:
     fig, ax = plt.subplots(figsize=(5, 3.2))
     names = [s["stage"] for s in summary]
     means = [s["mean_gain"] for s in summary]
-    ax.bar(names, means, yerr=interval_arms(means, [s["low"] for s in summary], [s["high"] for s in summary]),
-           capsize=4, color="#4a7ab0")
+    lows = [s["mean_gain"] if s["low"] is None else s["low"] for s in summary]  # no interval: no bar
+    highs = [s["mean_gain"] if s["high"] is None else s["high"] for s in summary]
+    ax.bar(names, means, yerr=interval_arms(means, lows, highs), capsize=4, color="#4a7ab0")
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_ylabel("log-likelihood gain per hidden card (nats)")
     ax.set_title(f"{game_name}: inferred belief against uniform")
@@ -178,6 +192,9 @@ def run(game_name: str, out: Path, *, count: int = 60, particles: int = DEFAULT_
     files there are replaced, nothing else), checked before any work; files
     are written as every results folder's are (:mod:`slagwerk.safe_files`).
     """
+    if isinstance(particles, bool) or not isinstance(particles, int) or particles < MIN_PARTICLES:
+        raise ExperimentError(f"particles must be an integer of at least {MIN_PARTICLES} (the hidden cards "
+                              f"are those the uniform worlds place differently), not {particles!r}")
     claim(out, force=force)
     game = make_game(game_name)
     rows = []
@@ -206,8 +223,8 @@ def run(game_name: str, out: Path, *, count: int = 60, particles: int = DEFAULT_
                 if model is not None else "") + ". Gain: mean log-likelihood of the true place of each "
              "hidden card under `inferred` minus under `uniform` (nats per hidden card).", "",
              "| stage | positions | mean gain | 95% interval |", "| --- | ---: | ---: | --- |"]
-    lines += [f"| {s['stage']} | {s['positions']} | {s['mean_gain']:+.4f} "
-              f"| [{s['low']:+.4f}, {s['high']:+.4f}] |" for s in summary]
+    lines += [f"| {s['stage']} | {s['positions']} | {s['mean_gain']:+.4f} | {_interval_text(s)} |"
+              for s in summary]
     replace_file(out, "summary.md", ("\n".join(lines) + "\n").encode("utf-8"))
     result["plot"] = plot(summary, game_name, out)
     return result

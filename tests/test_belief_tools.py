@@ -44,6 +44,27 @@ def test_stages_and_summary():
     assert set(summary) == {"early", "all"}
     assert summary["all"]["positions"] == 2 and summary["all"]["mean_gain"] == pytest.approx(0.2)
     assert summary["all"]["low"] < 0.2 < summary["all"]["high"]
+    alone = {s["stage"]: s for s in summarize(rows[:1])}  # one position: a mean, no interval
+    assert alone["all"]["mean_gain"] == pytest.approx(0.1) and alone["all"]["low"] is None
+
+
+def test_a_stage_of_one_position_is_written_as_valid_json_without_an_interval(tmp_path):
+    """docs/records.md: NaN is not JSON; a stage measured at one position has no interval."""
+    run("coins", tmp_path, count=1, particles=8, seed=4, agent_specs=("heuristic", "random"))
+    text = (tmp_path / "summary.json").read_text()
+    assert "NaN" not in text
+    stored = json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in summary.json"))
+    assert all(s["low"] is None and s["high"] is None for s in stored["summary"])
+    assert "none (one position)" in (tmp_path / "summary.md").read_text()
+    assert (tmp_path / "belief.png").stat().st_size > 1000
+
+
+def test_one_particle_is_refused_it_could_find_no_hidden_card(tmp_path):
+    from slagwerk.experiments.runner import ExperimentError
+
+    with pytest.raises(ExperimentError, match="at least 2"):
+        run("coins", tmp_path / "x", count=1, particles=1, seed=4)
+    assert not (tmp_path / "x").exists()
 
 
 def test_the_experiment_writes_its_files(tmp_path):
@@ -56,7 +77,7 @@ def test_the_experiment_writes_its_files(tmp_path):
 
 
 @pytest.mark.parametrize("flag, value, message", [("--positions", "0", "--positions"),
-                                                  ("--particles", "0", "--particles"),
+                                                  ("--particles", "1", "--particles"),
                                                   ("--temperature", "-1", "--temperature"),
                                                   ("--temperature", "nan", "--temperature")])
 def test_the_command_names_a_bad_option(flag, value, message, capsys):

@@ -26,10 +26,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--game", required=True, choices=GAME_NAMES, help="the game")
     parser.add_argument("--positions", type=number_in(int, 1, 100_000), default=60,
                         help="positions measured (default 60)")
-    parser.add_argument("--particles", type=number_in(int, 1, 10_000), default=128,
-                        help="worlds per belief, both ways (default 128)")
+    parser.add_argument("--particles", type=number_in(int, 2, 10_000), default=128,
+                        help="worlds per belief, both ways, at least 2 (default 128)")
     parser.add_argument("--temperature", type=number_in(float, 0, 1e6), default=0.0,
-                        help="the opponent model's temperature (default: the game's own)")
+                        help="the opponent model's temperature; 0 (the default): the game's own")
     parser.add_argument("--model", default=None, type=nonempty, metavar="FILE",
                         help="measure this opponent model (a file of python -m "
                         "slagwerk.experiments.belief_model --out) instead of the game's")

@@ -88,7 +88,7 @@ def add_run_options(parser: argparse.ArgumentParser, move_time: float = 0.0, *,
     parser.add_argument("--move-time", type=number_in(float, 0, MAX_SECONDS, unit=" seconds"),
                         default=None if resumable else move_time,
                         metavar="SECONDS",
-                        help="per-move time limit; slower moves forfeit "
+                        help="per-move time limit; slower moves forfeit; 0: no limit "
                         f"(default {f'{move_time:g}' if move_time else 'none'})")
 
 

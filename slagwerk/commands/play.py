@@ -55,7 +55,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--move-time", type=number_in(float, 0, MAX_SECONDS, unit=" seconds"), default=0.0,
                         metavar="SECONDS",
                         help="per-move time limit of the agents: a slower move, or any fault of an "
-                        "agent or bot, forfeits the match (default: none)")
+                        "agent or bot, forfeits the match; 0 (the default): no limit")
     add_game_time_option(parser, whole_match=True)
     add_agent_source_options(parser)
     add_game_options(parser)
