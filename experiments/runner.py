@@ -635,8 +635,10 @@ def _forked_pool(setup: GameSetup, jobs: int):
 
 
 def _forked_worker() -> None:
-    # Ctrl-C is the harness's to handle: it ends the workers itself.
+    # Ctrl-C is the harness's to handle: it ends the workers itself. A SIGTERM that the
+    # command turned into a stop (slagwerk.cli) ends a worker as a signal does.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     faulthandler.disable()  # a crashing agent dies quietly, as in a fresh interpreter
     _die_with_parent()
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import difflib
 import importlib
 import os
+import signal
 import sys
 import threading
 
@@ -83,6 +85,33 @@ def build_parser(commands=COMMAND_MODULES) -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM during a run: stopped as Ctrl-C stops it (what is finished is kept, and the
+    command says how to continue), then the exit status of a terminated process."""
+
+
+LONG_RUNS = ("tournament", "tune", "experiment", "sprt")
+"""Commands that run games for a long time: a ``kill`` (or a batch system's time limit)
+stops them as Ctrl-C does, instead of ending them without a word."""
+
+
+@contextlib.contextmanager
+def _terminated_as_interrupted(args):
+    long_run = getattr(args, "command", None) in LONG_RUNS
+    if not long_run or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     from .engine.errors import SlagwerkError, one_line
 
@@ -99,12 +128,16 @@ def main(argv: list[str] | None = None) -> int:
         print("error: name a command (slagwerk COMMAND --help describes one)", file=sys.stderr)
         return 2
     try:
-        return int(args.run(args) or 0)
+        with _terminated_as_interrupted(args):
+            return int(args.run(args) or 0)
     except SlagwerkError as err:
         print(f"error: {one_line(str(err))}", file=sys.stderr)
         if getattr(err, "hint", None):  # e.g. how to continue a run that an unreachable bot stopped
             print(err.hint, file=sys.stderr)
         return 2
+    except Terminated:
+        print("terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -70,8 +70,11 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-@pytest.mark.parametrize("workers", ["fork", "loky"])
-def test_ctrl_c_ends_a_two_worker_tournament_at_once_and_keeps_its_games(workers, tmp_path):
+@pytest.mark.parametrize("workers, stop", [("fork", signal.SIGINT), ("loky", signal.SIGINT),
+                                           ("fork", signal.SIGTERM)])
+def test_ctrl_c_ends_a_two_worker_tournament_at_once_and_keeps_its_games(workers, stop, tmp_path):
+    """Ctrl-C, or a SIGTERM (a kill, a batch system's time limit), stops a tournament at once:
+    every finished game kept, the way to continue said, no worker left."""
     env = dict(os.environ)
     env.pop("SLAGWERK_WORKERS", None)
     if workers == "loky":
@@ -90,9 +93,10 @@ def test_ctrl_c_ends_a_two_worker_tournament_at_once_and_keeps_its_games(workers
         time.sleep(0.2)
     workers_seen = _children(process.pid)
     assert workers_seen
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     _, err = process.communicate(timeout=60)
-    assert process.returncode != 0 and "--resume" in err
+    assert process.returncode == 128 + stop and "--resume" in err and "Traceback" not in err, err
+    assert err.rstrip().endswith("interrupted" if stop == signal.SIGINT else "terminated"), err
     lines = [json.loads(line) for line in games.read_text().splitlines()]
     assert 6 <= len(lines) < 1200 and len({line["index"] for line in lines}) == len(lines)
     deadline = time.monotonic() + 20  # a worker or loky's resource tracker may be slow to go
