@@ -343,7 +343,9 @@ def test_an_interrupted_sprt_or_tune_says_where_it_stopped(tmp_path, capsys, mon
 
     monkeypatch.setattr(sprt, "run_sprt", stopped_after_three_groups)
     assert main(["sprt", "heuristic", "random", "--game", "coins", "--jobs", "1", "--every", "100"]) == 130
-    out = capsys.readouterr().out.splitlines()
+    captured = capsys.readouterr()
+    assert captured.err.startswith("sprt: heuristic against random in coins, duplicate groups until")
+    out = captured.out.splitlines()
     assert out[-2].startswith("groups     3  W-D-L") and out[-1] == "no decision: interrupted after 3 groups"
 
     def interrupted(config, folder, **kwargs):  # once the run has begun in its folder

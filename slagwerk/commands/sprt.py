@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 from ..engine import GAME_NAMES
 from ..engine.errors import AgentUnavailable
@@ -73,7 +74,7 @@ def _elo(value: float) -> str:
 def run(args) -> int:
     from ..agents.registry import resolve_spec_files
     from ..experiments.runner import ExperimentError
-    from ..experiments.sprt import run_sprt
+    from ..experiments.sprt import check_parameters, run_sprt
 
     load_agent_sources(args, args.move_time if args.move_time > 0 else None)
     # @FILE items are read once, here: the test runs (and reports) values, never paths.
@@ -91,6 +92,11 @@ def run(args) -> int:
         if not args.json and (result.groups % args.every == 0 or result.verdict != "inconclusive"):
             print(_line(result), flush=True)
 
+    check_parameters(args.elo0, args.elo1, args.alpha, args.beta, args.max_groups)
+    if not args.json:  # the first line comes after --every groups: say what runs until then
+        print(f"sprt: {args.a} against {args.b} in {args.game}, duplicate groups until H0 or H1 is "
+              f"accepted (at most {args.max_groups}); the test every {args.every} groups",
+              file=sys.stderr, flush=True)
     try:
         result = run_sprt(args.game, game.options, args.a, args.b, args.elo0, args.elo1, args.alpha,
                           args.beta, args.max_groups, args.seed, jobs=args.jobs, unit=args.unit,
