@@ -299,7 +299,7 @@ STORED_SETTINGS = {
     "records": stored.flag(),
     "bootstrap": stored.integer(MIN_BOOTSTRAP, MAX_BOOTSTRAP),
     "bots": stored.mapping(values="text"),
-    "experiment": stored.anything(),  # a curve experiment's own settings (:mod:`.budget` checks them)
+    "experiment": stored.mapping(),  # a curve experiment's own settings (:mod:`.budget` checks them)
 }
 """What a tournament's ``config.json`` holds (:meth:`TournamentConfig.from_json`)."""
 

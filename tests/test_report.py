@@ -105,6 +105,7 @@ TAMPERED_TOURNAMENT = [
     ({"unit": "hand"}, "'unit' must be one of deal, match, not 'hand'"),
     ({"zzz": 1}, "unknown setting 'zzz' (settings: game, agents, deals, "),
     ({"game": None}, "'game' must be a non-empty string, not null"),
+    ({"experiment": "x"}, "'experiment' must be an object, not 'x'"),
 ]
 
 
@@ -135,6 +136,12 @@ def test_a_tampered_config_is_a_one_line_error_naming_file_key_and_value(finishe
     assert {p.name: p.read_bytes() for p in tampered.iterdir()} == before
 
 
+def test_report_names_a_file_given_for_a_folder(finished, capsys):
+    folder, _ = finished
+    assert main(["report", str(folder / "config.json")]) == 2
+    assert "config.json': a file, not folder (give the results folder" in capsys.readouterr().err
+
+
 def test_a_config_without_a_needed_setting_names_it(finished, tmp_path, capsys):
     folder, _ = finished
     tampered = tampered_copy(folder, tmp_path / "tampered", {}, drop=("deals",))
@@ -155,6 +162,10 @@ def test_report_rebuilds_an_experiment_folder_too(tmp_path, capsys):
     assert (folder / "budget.json").read_text() == document
     assert_real_image(folder / "budget.png")
     assert "budget.*" in capsys.readouterr().err
+    # its own command continues it (and writes the curve), not a plain tournament's
+    assert main(["tournament", "--resume", str(folder), "--quiet"]) == 2
+    assert f"holds a budget experiment: continue it with slagwerk experiment budget --resume {folder}" \
+        in capsys.readouterr().err
 
 
 

@@ -36,7 +36,8 @@ def run(args) -> int:
             folders.append(path)
             continue
         if not path.is_dir():
-            raise ExperimentError(f"{given!r}: no such folder")
+            raise ExperimentError(f"{given!r}: {'a file, not' if path.exists() else 'no such'} folder "
+                                  f"(give the results folder that holds config.json)")
         inside = [path / name for name in GAME_NAMES if ResultsFolder.holds_tournament(path / name)]
         if not inside:
             raise ExperimentError(f"{given!r}: no tournament or experiment there (no config.json)")
@@ -44,9 +45,10 @@ def run(args) -> int:
     for number, path in enumerate(folders):
         result = rebuild(path)
         written = ["report.md", "report-*.png"]
-        kind = (ResultsFolder.open(path).config().get("experiment") or {}).get("kind")
-        if kind is not None:
-            module = experiment_module(kind)
+        experiment = ResultsFolder.open(path).config().get("experiment")  # an object, if any (rebuild checks)
+        if experiment is not None:
+            kind = experiment.get("kind")
+            module = experiment_module(kind) if isinstance(kind, str) else None
             if module is None:
                 raise ExperimentError(f"{str(path)!r} holds an experiment {kind!r} that this slagwerk "
                                       f"does not know")

@@ -113,6 +113,7 @@ def run(args) -> int:
         raise OptionError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
     if args.resume:
         folders = _resume_folders(Path(args.resume), ResultsFolder)
+        _refuse_experiments(folders)
         load_agent_sources(args, stored_move_time(ResultsFolder, folders[0]))  # before any spec is checked
         _refuse_conflicting_flags(args, folders)
         try:
@@ -179,6 +180,20 @@ def _move_time(args) -> float | None:
 
     move_time = _or(args.move_time, DEFAULT_MOVE_TIME)
     return move_time if move_time > 0 else None
+
+
+def _refuse_experiments(folders: list[Path]) -> None:
+    """An experiment's folder is continued by its own command, which also writes its curve."""
+    import shlex
+
+    from ..experiments.budget import EXPERIMENT_KEY
+    from ..experiments.results import ResultsFolder
+
+    for folder in folders:
+        experiment = ResultsFolder.open(folder).config().get(EXPERIMENT_KEY)
+        if isinstance(experiment, dict) and isinstance(experiment.get("kind"), str):
+            raise OptionError(f"{str(folder)!r} holds a {experiment['kind']} experiment: continue it with "
+                              f"slagwerk experiment {experiment['kind']} --resume {shlex.quote(str(folder))}")
 
 
 def _refuse_conflicting_flags(args, folders: list[Path]) -> None:
