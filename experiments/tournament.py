@@ -35,7 +35,7 @@ from . import stored
 from .defaults import DEFAULT_MOVE_TIME, MAX_BOOTSTRAP, MAX_GROUPS, MIN_BOOTSTRAP, default_results_folder
 from .plots import import_in_background
 from .ratings import DEFAULT_BOOTSTRAP, Ratings, groups_from_lines, rate
-from .results import FAULTS_LOG, FaultLog, ResultsFolder, run_id
+from .results import FAULTS_LOG, VERSION_KEY, FaultLog, ResultsFolder, run_id
 from .runner import (
     FAULT_TRACE,
     UNITS,
@@ -299,6 +299,7 @@ STORED_SETTINGS = {
     "records": stored.flag(),
     "bootstrap": stored.integer(MIN_BOOTSTRAP, MAX_BOOTSTRAP),
     "bots": stored.mapping(values="text"),
+    VERSION_KEY: stored.anything(),  # the version that wrote the file (ExperimentFolder.config checks it)
     "experiment": stored.mapping(),  # a curve experiment's own settings (:mod:`.budget` checks them)
 }
 """What a tournament's ``config.json`` holds (:meth:`TournamentConfig.from_json`)."""

@@ -474,6 +474,8 @@ def test_a_bad_seed_or_option_is_named_as_typed(server, browser):
         browser.get(f"http://127.0.0.1:{server.port}/?game=coins&seat=0&agent=random&agent=random&{query}")
         error = WebDriverWait(browser, WAIT_S).until(lambda d: d.find_element(By.ID, "error").text or False)
         assert said in error and "null" not in error, error
+    # the browser logs each refused request itself; nothing else may go wrong
+    assert [e for e in console_errors(browser) if "/web/api/match" not in e or "400" not in e] == []
 
 
 def test_an_out_of_range_player_count_draws_the_nearest_allowed_rows(server, browser):

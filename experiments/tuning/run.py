@@ -37,7 +37,7 @@ from ...engine.errors import SpecError
 from ...safe_files import SafeFileError
 from .. import stored
 from ..defaults import MAX_ELO, MAX_GROUPS, MAX_TUNING_GAMES, default_results_folder
-from ..results import FaultLog, run_id
+from ..results import VERSION_KEY, FaultLog, run_id
 from ..runner import UNITS, ExperimentError, GameSetup, game_info, validate_setup
 from ..seating import schedule
 from ..sprt import SprtResult, check_parameters, run_sprt
@@ -218,6 +218,7 @@ STORED_SETTINGS = {
     "max_groups": stored.integer(1, MAX_GROUPS),
     "game_time": stored.number(positive=True, none=True),
     "bots": stored.mapping(values="text"),
+    VERSION_KEY: stored.anything(),  # the version that wrote the file (ExperimentFolder.config checks it)
 }
 """What a tuning run's ``config.json`` holds (:meth:`TuneConfig.from_json`)."""
 
