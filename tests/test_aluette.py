@@ -292,8 +292,10 @@ def test_partners_tricks_are_not_added_together():
     assert result["deals"][0]["trick_winners"] == [1, 1, 1, 1, 2, 2, 0, 0, 0]
     assert result["deals"][0]["points"] == [0, 1, 0, 1]
 
+
 RULE_BOOK_STRENGTH = {c: len(CLASSES) - k for k, cls in enumerate(CLASSES) for c in cls}
 """Strength by the rule book's table (§4.3), the strongest 19."""
+
 
 def test_every_seat_of_a_trick_may_play_any_card_of_its_hand():
     """docs/rules.md §4.4: no obligation for the second, third and fourth players either: whatever is on

@@ -242,6 +242,7 @@ def test_every_slot_still_holding_a_card_may_be_played(players):
             state.apply(int(K.random_action(state.array, rng)))
     assert free_choices > 20
 
+
 def test_illegal_plays_name_the_slot_or_card():
     """docs/rules.md §2.3, §2.4, §2.7: trump first, then bids 0 to 5, then each slot's card once; other
     actions are clear errors."""

@@ -464,6 +464,7 @@ def test_four_players_in_two_teams_of_partners_opposite():
     assert state.totals[0] == state.totals[2] and state.totals[1] == state.totals[3]
     assert state.outcome[0] == state.outcome[2] != state.outcome[1] == state.outcome[3]
 
+
 def test_the_match_ends_when_a_team_reaches_twelve():
     """docs/rules.md §3.16: the match ends when a team has 12 penalty points, and that team loses."""
     for seed in range(4):

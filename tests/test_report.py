@@ -193,6 +193,7 @@ def test_a_tampered_experiment_config_is_a_one_line_error(tmp_path, capsys, chan
         assert err.startswith(f"error: {folder / 'config.json'}, 'experiment': ") and message in err, err
         assert err.count("\n") == 1, err
 
+
 def test_report_on_the_folder_of_a_tournament_in_several_games_reports_each(finished, tmp_path, capsys):
     import shutil
 

@@ -158,6 +158,7 @@ def test_the_list_of_run_files_covers_every_kind_of_run():
         assert {kind.LOG, *kind.FILES} <= run_files(), kind.KIND
     assert set(belief_accuracy.FILES) <= run_files()
 
+
 def test_force_cannot_be_combined_with_resume(tmp_path, capsys):
     played(tmp_path / "run")
     assert main(["tournament", "--resume", str(tmp_path / "run"), "--force", "--quiet"]) == 2
@@ -392,6 +393,7 @@ def test_a_tampered_tuning_config_is_a_one_line_error(tmp_path, capsys, change, 
     assert main(["tune", "--resume", str(folder), "--quiet", "--jobs", "1"]) == 2
     line = one_line_error(capsys, f"{folder / 'config.json'}: ")
     assert message in line, line
+
 
 def test_a_confirmation_of_another_run_is_refused(tmp_path):
     config = TuneConfig(game="coins", agent="ismcts", params=("c=0.1:3.0", "iterations=4"),

@@ -232,6 +232,7 @@ def test_reasons_address_the_person_as_you(game):
     named = [r for r in reasons if re.search(rf"\bseat {seat}\b", r)]
     assert not named, named[:3]
 
+
 class Client:
     """The page's side of the HTTP API: a cookie jar of one session, and a log of
     every JSON answer it received."""

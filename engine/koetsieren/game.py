@@ -64,6 +64,7 @@ def _slot_shown(text: str, slot_name: str) -> str:
     cannot see (its forehead, whose notation is the slot's own name)."""
     return "??" if text == slot_name else text
 
+
 @dataclass(kw_only=True)
 class _KoetsierenView(ViewParts):
     """A Koetsieren view's bidding and cards (:meth:`Koetsieren._read_view`)."""

@@ -87,6 +87,7 @@ _ADDRESSED_TO_YOU = (
     (r"\(seat N\)", "(you)"),
 )
 
+
 def check_settings(data, limits: Limits, defaults: Defaults = NO_DEFAULTS) -> MatchSettings:
     """The settings of a new match from the page's JSON ``{"game", "options", "seat",
     "agents", "seed"}``; :class:`WebError` naming what is wrong.
