@@ -136,8 +136,8 @@ that this list covers them."""
 
 def run_files() -> set[str]:
     """The name of every file some kind of run writes into its results folder."""
-    names = {CONFIG, GAMES, *ResultsFolder.FILES, *BELIEF_FILES, *OTHER_RUN_FILES}
-    for kind in _folder_kinds():  # those imported so far (a plugin's own kind too)
+    names = {CONFIG, *BELIEF_FILES, *OTHER_RUN_FILES}
+    for kind in _folder_kinds():  # those imported so far: this module's, and a plugin's own kind too
         names |= {kind.LOG, *kind.FILES}
     names.discard("")
     return names

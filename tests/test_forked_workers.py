@@ -72,7 +72,8 @@ def _children(pid: int) -> set[int]:
 
 @pytest.mark.parametrize("workers, stop", [("fork", signal.SIGINT), ("loky", signal.SIGINT),
                                            ("fork", signal.SIGTERM)])
-def test_ctrl_c_ends_a_two_worker_tournament_at_once_and_keeps_its_games(workers, stop, tmp_path):
+def test_ctrl_c_or_sigterm_ends_a_two_worker_tournament_at_once_and_keeps_its_games(workers, stop,
+                                                                                     tmp_path):
     """Ctrl-C, or a SIGTERM (a kill, a batch system's time limit), stops a tournament at once:
     every finished game kept, the way to continue said, no worker left."""
     env = dict(os.environ)
