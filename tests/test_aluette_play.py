@@ -300,6 +300,89 @@ def test_heuristic_miss_chance_is_the_hypergeometric_product():
                 assert K._none_drawn(pool, marked, drawn) == pytest.approx(product, rel=1e-12, abs=1e-15)
 
 
+def _race_winner_by_scan(won, first, last, index, taker):
+    """The deal's leader if trick ``index`` goes to ``taker`` (``NOBODY``: spoiled),
+    as the heuristic's docstring words it, one seat after another: most tricks,
+    ties to whoever got there first (its latest trick earlier), the earlier seat
+    among equal standings. Returns (leader, its tricks, its first trick)."""
+    won, first, last = list(won), list(first), list(last)
+    if taker != NOBODY:
+        won[taker] += 1
+        last[taker] = index
+        first[taker] = index if first[taker] < 0 else first[taker]
+    best = NOBODY
+    for s in range(4):
+        ahead = best == NOBODY or won[s] > won[best] or (won[s] == won[best] and last[s] < last[best])
+        if won[s] and ahead:
+            best = s
+    return best, (won[best] if best != NOBODY else 0), (first[best] if best != NOBODY else 0)
+
+
+def _expected_outcome_value(state, taker, team, urgency, trick_weight, run_seat):
+    index = int(state[TRICKS_DONE])
+    won, first, last = (state[K.TRICKS_WON:K.TRICKS_WON + 4], state[K.FIRST_WIN:K.FIRST_WIN + 4],
+                        state[K.LAST_WIN:K.LAST_WIN + 4])
+    leader, leader_won, leader_first = _race_winner_by_scan(won, first, last, index, taker)
+    margin = 0.0
+    if leader != NOBODY:
+        run = leader_won >= 2 and leader_won == index + 1 - leader_first and leader != run_seat
+        points = 2.0 if run else 1.0
+        margin = points if leader % 2 == team else -points
+    value = K.RACE_WEIGHT * urgency * margin
+    if taker != NOBODY:
+        value += trick_weight if taker % 2 == team else -trick_weight
+    return value
+
+
+def test_heuristic_outcome_values_follow_the_race_one_seat_at_a_time():
+    """The heuristic judges, in one pass, the deal's race for every seat taking the
+    trick, a spoiled trick and the mover without its Mordienne: each value is what
+    a plain pass over the seats gives (most tricks, ties to who got there first),
+    exactly, in thousands of positions of half-random play (docs/rules.md §4.6, §4.7)."""
+    game = make_game("aluette")
+    rng = np.random.default_rng(3)
+    checked = 0
+    for seed in range(150):
+        state = game.new_match(seed=seed)
+        while state.to_move >= 0:
+            if state.phase == PHASE_PLAY:
+                a = state.array
+                mover, team = int(a[TO_MOVE]), int(a[TO_MOVE]) % 2
+                urgency, trick_weight = 1.0 / (9 - int(a[TRICKS_DONE])), 0.25 * rng.random()
+                values = K._outcome_values(a, team, urgency, trick_weight, mover)
+                judged = (team, urgency, trick_weight)
+                expected = [_expected_outcome_value(a, taker, *judged, NOBODY) for taker in range(4)]
+                assert list(values[:4]) == expected
+                assert values[K.SPOILED_VALUE] == _expected_outcome_value(a, NOBODY, *judged, NOBODY)
+                assert values[K.MOVER_NO_RUN] == _expected_outcome_value(a, mover, *judged, mover)
+                checked += 1
+            legal = state.legal_actions()
+            if rng.random() < 0.5:
+                state.apply(int(K.heuristic_action(state.array, make_rng(0))))
+            else:
+                state.apply(legal[int(rng.integers(len(legal)))])
+    assert checked > 5000
+
+
+def test_heuristic_scores_of_the_legal_actions_in_any_order():
+    """``action_scores`` gives each legal action its ``card_scores`` entry, for the
+    legal actions as listed (scored without a per-card buffer) and for any other
+    order or subset of them."""
+    rng = np.random.default_rng(4)
+    by_card = np.empty(K.DECK_SIZE)
+    out = np.empty(K.MAX_ACTIONS)
+    for seed in range(60):
+        state, _, _ = _mid_deal(seed)
+        if state.to_move < 0:
+            continue
+        K.card_scores(state.array, by_card)
+        legal = np.array(state.legal_actions(), dtype=np.int64)
+        fewer = legal[: max(1, len(legal) - 1)].copy()
+        for actions in (legal, legal[::-1].copy(), rng.permutation(legal), fewer):
+            K.action_scores(state.array, make_rng(0), actions, len(actions), out)
+            assert list(out[: len(actions)]) == [by_card[c] for c in actions]
+
+
 def heuristic_card(state) -> str:
     return ALUETTE_DECK.name(int(contract.heuristic_action(state.array, make_rng(0))))
 

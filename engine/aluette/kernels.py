@@ -403,58 +403,125 @@ LOG_FACTORIAL = np.array([math.lgamma(k + 1.0) for k in range(DECK_SIZE + 1)])
 """``log(k!)`` for every count of cards."""
 
 
+MAX_DRAWN = 2 * HAND_SIZE
+"""Most cards the heuristic takes as drawn at once: two opponents' hands."""
+
+
+def _miss_chance_table():
+    """For every ``[pool, marked, drawn]``: the probability that ``drawn`` cards taken
+    at random from ``pool`` miss all ``marked`` ones, ``(pool - marked)! (pool -
+    drawn)! / ((pool - marked - drawn)! pool!)``, from logarithms (one ``exp``, not
+    a product of ``drawn`` quotients; ``math.exp`` is the C library's, as in numba)."""
+    pool, marked, drawn = np.ogrid[:DECK_SIZE + 1, :DECK_SIZE + 1, :MAX_DRAWN + 1]
+    shape = (DECK_SIZE + 1, DECK_SIZE + 1, MAX_DRAWN + 1)
+    table = np.broadcast_to(((marked == 0) | (drawn == 0)).astype(np.float64), shape).copy()
+    p, m, d = np.nonzero(np.broadcast_to((marked > 0) & (drawn > 0) & (pool - marked >= drawn), shape))
+    logs = LOG_FACTORIAL[p - m] + LOG_FACTORIAL[p - d] - LOG_FACTORIAL[p - m - d] - LOG_FACTORIAL[p]
+    table[p, m, d] = [math.exp(x) for x in logs.tolist()]
+    return table
+
+
+MISS_CHANCE = _miss_chance_table()
+"""A lookup table rather than an ``exp`` per call: the belief's replays judge
+thousands of moves a decision (0.37 MB, built in a few milliseconds)."""
+
+
 @njit(cache=True, inline="always")
 def _none_drawn(pool, marked, drawn):
-    """Probability that ``drawn`` cards taken at random from ``pool`` miss all ``marked``
-    ones: ``(pool - marked)! (pool - drawn)! / ((pool - marked - drawn)! pool!)``, from
-    logarithms (one ``exp``, not a product of ``drawn`` quotients)."""
-    if marked <= 0 or drawn <= 0:
-        return 1.0
-    if pool - marked < drawn:
-        return 0.0
-    return np.exp(LOG_FACTORIAL[pool - marked] + LOG_FACTORIAL[pool - drawn]
-                  - LOG_FACTORIAL[pool - marked - drawn] - LOG_FACTORIAL[pool])
+    """Probability that ``drawn`` random cards of ``pool`` miss all ``marked`` ones
+    (:data:`MISS_CHANCE`; ``drawn`` at most :data:`MAX_DRAWN`)."""
+    return MISS_CHANCE[pool, marked, drawn]
+
+
+SPOILED_VALUE = N_SEATS
+"""Where :func:`_outcome_values` puts the value of a spoiled trick."""
+MOVER_NO_RUN = N_SEATS + 1
+"""Where :func:`_outcome_values` puts the value of the mover taking the trick
+without its Mordienne counting."""
+
+
+@njit(cache=True, inline="always")
+def _ahead(won, last, other_won, other_last):
+    """Whether a seat with ``won`` tricks, the latest at ``last``, leads the deal
+    before one with ``other_won`` and ``other_last``: more tricks, or as many with
+    the latest taken earlier."""
+    return won > other_won or (won == other_won and last < other_last)
+
+
+@njit(cache=True, inline="always")
+def _race_value(team, urgency, leader, won, first, index, run_seat):
+    """``RACE_WEIGHT * urgency`` times the match-point margin of ``team`` if the deal
+    ended once trick ``index`` is decided, with ``leader`` (``NOBODY``: no tricks
+    yet) ahead on ``won`` tricks, the first at ``first``. Mordienne counts unless
+    ``leader`` is ``run_seat`` (a seat known unable to win every trick left)."""
+    margin = 0.0
+    if leader != NOBODY:
+        points = 1.0
+        if won >= 2 and won == index + 1 - first and leader != run_seat:
+            points = float(MORDIENNE_POINTS)
+        margin = points if team_of(leader) == team else -points
+    return RACE_WEIGHT * urgency * margin
+
+
+@njit(cache=True, inline="always")
+def _taken_value(state, taker, lead, team, urgency, trick_weight, run_seat):
+    """Value for ``team`` of the current trick going to ``taker``: the race
+    (:func:`_race_value`) plus ``trick_weight``, won or lost. ``lead`` leads the
+    deal as it stands (:func:`_outcome_values`)."""
+    index = state[TRICKS_DONE]
+    won = state[TRICKS_WON + taker] + 1
+    first = state[FIRST_WIN + taker]
+    if first < 0:
+        first = index
+    taker_leads = True  # a leader taking one more trick stays ahead
+    if lead != NOBODY and lead != taker:
+        lead_won = state[TRICKS_WON + lead]
+        lead_last = state[LAST_WIN + lead]
+        # Equal standings go to the earlier seat, as a pass over the seats finds them.
+        if taker < lead:
+            taker_leads = not _ahead(lead_won, lead_last, won, index)
+        else:
+            taker_leads = _ahead(won, index, lead_won, lead_last)
+    if taker_leads:
+        value = _race_value(team, urgency, taker, won, first, index, run_seat)
+    else:
+        value = _race_value(team, urgency, lead, state[TRICKS_WON + lead], state[FIRST_WIN + lead], index,
+                            run_seat)
+    value += trick_weight if team_of(taker) == team else -trick_weight
+    return value
 
 
 @njit(cache=True)
-def _margin_if(state, winner, team, run_seat):
-    """Match-point margin of ``team`` if the deal ended once the current trick
-    goes to ``winner`` (``NOBODY``: spoiled). Mordienne counts unless the deal
-    winner is ``run_seat`` (a seat known unable to win every trick left)."""
-    index = state[TRICKS_DONE]
-    best = NOBODY
-    best_won = 0
-    best_first = 0
-    best_last = 0
+def _outcome_values(state, team, urgency, trick_weight, mover):
+    """Value for ``team`` of the current trick going to each seat (items 0 to 3),
+    of it being spoiled (:data:`SPOILED_VALUE`) and of ``mover`` taking it without its
+    Mordienne counting (:data:`MOVER_NO_RUN`: a mover known unable to win every
+    trick left), as a tuple: the race, ``RACE_WEIGHT * urgency`` times the
+    match-point margin if the deal ended after this trick (most tricks, ties to
+    whoever got there first, Mordienne counting 2), plus ``trick_weight`` for a
+    trick of the team's and minus it for the opponents'.
+
+    One pass finds the deal's leader as it stands (the earlier seat among equal
+    standings); a trick for another seat changes only that seat's standing, so
+    each value compares it with the leader (a pass for each seat, as the race
+    was judged before, took a third of the heuristic's time).
+    """
+    lead = np.int64(NOBODY)
     for s in range(N_SEATS):
         won = state[TRICKS_WON + s]
-        first = state[FIRST_WIN + s]
-        last = state[LAST_WIN + s]
-        if s == winner:
-            won += 1
-            last = index
-            if first < 0:
-                first = index
-        if won == 0:
-            continue
-        if best == NOBODY or won > best_won or (won == best_won and last < best_last):
-            best, best_won, best_first, best_last = s, won, first, last
-    if best == NOBODY:
-        return 0.0
-    points = 1.0
-    if best_won >= 2 and best_won == index + 1 - best_first and best != run_seat:
-        points = float(MORDIENNE_POINTS)
-    return points if team_of(best) == team else -points
-
-
-@njit(cache=True)
-def _outcome_value(state, winner, team, urgency, trick_weight, run_seat):
-    """Value for ``team`` of the current trick going to ``winner`` (or ``NOBODY``);
-    ``run_seat`` as in :func:`_margin_if` (``NOBODY``: no such seat)."""
-    value = RACE_WEIGHT * urgency * _margin_if(state, winner, team, run_seat)
-    if winner != NOBODY:
-        value += trick_weight if team_of(winner) == team else -trick_weight
-    return value
+        if won > 0 and (lead == NOBODY or _ahead(won, state[LAST_WIN + s], state[TRICKS_WON + lead],
+                                                 state[LAST_WIN + lead])):
+            lead = s
+    spoiled = 0.0  # no tricks yet: no margin
+    if lead != NOBODY:
+        spoiled = _race_value(team, urgency, lead, state[TRICKS_WON + lead], state[FIRST_WIN + lead],
+                              state[TRICKS_DONE], NOBODY)
+    return (_taken_value(state, 0, lead, team, urgency, trick_weight, NOBODY),
+            _taken_value(state, 1, lead, team, urgency, trick_weight, NOBODY),
+            _taken_value(state, 2, lead, team, urgency, trick_weight, NOBODY),
+            _taken_value(state, 3, lead, team, urgency, trick_weight, NOBODY),
+            spoiled,
+            _taken_value(state, mover, lead, team, urgency, trick_weight, mover))
 
 
 @njit(cache=True)
@@ -517,6 +584,14 @@ def heuristic_action(state, rng):
 def card_scores(state, scores):
     """The heuristic's score of each card in the mover's hand into ``scores[card]``
     (float64[DECK_SIZE]; other entries untouched): see :func:`heuristic_action`."""
+    _score_hand(state, scores, True)
+
+
+@njit(cache=True)
+def _score_hand(state, out, by_card):
+    """:func:`card_scores` into ``out[card]`` (``by_card``) or, in the hand's order
+    (ascending cards, as :func:`legal_actions` lists them), into ``out[k]`` for
+    its ``k``-th card."""
     seat = state[TO_MOVE]
     team = team_of(seat)
     partner = (seat + 2) % N_SEATS
@@ -551,26 +626,28 @@ def card_scores(state, scores):
     opponents_after = 0
     partner_after = False
     opponent_value = 0.0
+    values = _outcome_values(state, team, urgency, trick_weight, seat)
     for k in range(n + 1, N_SEATS):
         s = (leader + k) % N_SEATS
         if s == partner:
             partner_after = True
         else:
             opponents_after += 1
-            opponent_value += _outcome_value(state, s, team, urgency, trick_weight, NOBODY)
+            opponent_value += values[s]
     opponents_hand = opponents_after * follower_hand
     if opponents_after > 0:
         opponent_value /= opponents_after
-    value_me = _outcome_value(state, seat, team, urgency, trick_weight, NOBODY)
+    value_me = values[seat]
     # The mover's own run is only worth 2 if its hand can take every trick left.
-    value_me_no_run = _outcome_value(state, seat, team, urgency, trick_weight, seat)
-    value_partner = _outcome_value(state, partner, team, urgency, trick_weight, NOBODY)
-    value_spoiled = _outcome_value(state, NOBODY, team, urgency, trick_weight, NOBODY)
+    value_me_no_run = values[MOVER_NO_RUN]
+    value_partner = values[partner]
+    value_spoiled = values[SPOILED_VALUE]
     value_holder = 0.0
     if best_seat != NOBODY and best_count == 1:
-        value_holder = _outcome_value(state, best_seat, team, urgency, trick_weight, NOBODY)
+        value_holder = values[best_seat]
 
     m = hand
+    k = 0
     while m != ZERO:
         low = m & (~m + ONE)
         card = popcount(low - ONE)
@@ -606,7 +683,8 @@ def card_scores(state, scores):
         else:
             # An opponent holds it and the mover's card does not reach it.
             score = help_ * value_partner + (1.0 - help_) * value_holder
-        scores[card] = score - card_cost * strength
+        out[card if by_card else k] = score - card_cost * strength
+        k += 1
 
 
 @njit(cache=True)
@@ -615,10 +693,24 @@ def action_scores(state, rng, actions, n, out):
     ``out[:n]`` (:func:`card_scores`); :func:`heuristic_action` plays the best
     (the weaker card on exact ties). The opponent model of ``belief=inferred``
     is a softmax over these. ``rng`` is not used."""
+    if _lists_hand(np.uint64(state[HANDS + state[TO_MOVE]]), actions, n):
+        _score_hand(state, out, False)  # no buffer to allocate (the belief scores thousands of moves)
+        return
     scores = np.empty(DECK_SIZE)
     card_scores(state, scores)
     for i in range(n):
         out[i] = scores[actions[i]]
+
+
+@njit(cache=True, inline="always")
+def _lists_hand(hand, actions, n):
+    """Whether ``actions[:n]`` are the cards of ``hand``, ascending."""
+    m = hand
+    for i in range(n):
+        if m == ZERO or actions[i] != popcount((m & (~m + ONE)) - ONE):
+            return False
+        m &= m - ONE
+    return m == ZERO
 
 
 # ------------------------------------------------------------ belief replay
