@@ -508,6 +508,49 @@ def test_heuristic_bids_and_trump_follow_their_documented_rules():
             state.apply(K.BID_BASE + bid)
 
 
+def _documented_trick_estimate(array, seat):
+    """``expected_tricks`` as its docstring says: each card's chance as a lead
+    (``win_chance``), a trump's in full and another's weighted, each forehead
+    card at the average value of the cards the seat cannot see (in card order)."""
+    unseen = K.unseen_mask(array, seat)
+    shown = np.empty(K.N_SEATS, np.uint64)
+    K.shown_cards(array, shown)
+
+    def value(card):
+        weight = K.TRUMP_BID_WEIGHT if K.suit_of(card) == array[K.TRUMP] else K.NONTRUMP_BID_WEIGHTS[
+            array[K.N_PLAYERS]]
+        return K.win_chance(array, seat, card, unseen, True, shown) * weight
+
+    blind = [c for c in range(K.DECK_SIZE) if has(unseen, c)]
+    blind_value = 0.0
+    for card in blind:
+        blind_value += value(card)
+    blind_value /= len(blind)
+    estimate = 0.0
+    for slot in range(K.SLOTS_PER_SEAT):
+        estimate += blind_value if K.is_forehead(slot) else value(K.slot_card(array, seat, slot))
+    return estimate
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_trick_estimate_is_its_documented_formula(players):
+    """The heuristic's trick estimate (its bids, and the belief's reading of them)
+    equals its documented formula to the last bit, for every seat at every bid
+    of random matches."""
+    game = make_game("koetsieren", players=players)
+    compared = 0
+    for seed in range(40):
+        state = game.new_match(seed=seed)
+        rng = np.random.default_rng(seed)
+        while state.phase != PHASE_PLAY:
+            for seat in range(players):
+                assert K.expected_tricks(state.array, seat) == _documented_trick_estimate(state.array, seat)
+                compared += 1
+            legal = state.legal_actions()
+            state.apply(int(legal[int(rng.integers(len(legal)))]))
+    assert compared >= 40 * players * (players + 1)  # the trump, then a bid per seat
+
+
 def _documented_play_scores(array, seat):
     """``_slot_scores`` as its docstring says, from ``win_chance`` judged both ways for
     every card (forehead cards: averaged over the unseen cards, in card order)."""

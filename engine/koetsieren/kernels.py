@@ -603,31 +603,38 @@ def _win_chances(state, seat, card, unseen, shown, leading):
     return chance, now
 
 
-@njit(cache=True, inline="always")
-def _bid_value(state, seat, card, unseen, shown):
-    """Expected tricks from ``card`` at bidding time (its lead chance, weighted)."""
-    chance = _win_chances(state, seat, card, unseen, shown, True)[0]
-    if suit_of(card) == state[TRUMP]:
-        return chance * TRUMP_BID_WEIGHT
-    return chance * NONTRUMP_BID_WEIGHTS[state[N_PLAYERS]]
-
-
 @njit(cache=True)
 def expected_tricks(state, seat):
     """The heuristic's estimate of the tricks ``seat`` will take this deal.
 
-    Its table and hidden cards count at their value; each of its forehead
-    cards (unknown to it) at the average value of the cards it cannot see.
+    Each card counts its chance to win as a lead (:func:`win_chance`), in
+    full for a trump, weighted by :data:`NONTRUMP_BID_WEIGHTS` otherwise. Its
+    table and hidden cards count at their value; each of its forehead cards
+    (unknown to it) at the average value of the cards it cannot see.
     """
+    n = state[N_PLAYERS]
     unseen = unseen_mask(state, seat)
-    shown = np.empty(N_SEATS, np.uint64)
-    shown_cards(state, shown)
+    # What a lead's chance reads of each seat after ``seat``, in turn, gathered
+    # once (the belief's replays judge each bid in hundreds of worlds): the
+    # cards it shows, how many it holds, whether one is hidden.
+    others = np.empty(3 * N_SEATS, np.int64)
+    t = seat
+    for k in range(n - 1):
+        t = next_seat(t, n)
+        shown = ZERO
+        for slot in range(SLOT_H):
+            c = slot_card(state, t, slot)
+            if c != EMPTY_SLOT:
+                shown |= bit(c)
+        others[3 * k] = np.int64(shown)
+        others[3 * k + 1] = _live_count(state, t)
+        others[3 * k + 2] = slot_card(state, t, SLOT_H) != EMPTY_SLOT
     n_unseen = popcount(unseen)
     blind_value = 0.0
     m = unseen
     while m != ZERO:
         low = m & (~m + ONE)
-        blind_value += _bid_value(state, seat, popcount(low - ONE), unseen, shown)
+        blind_value += _bid_value(state, popcount(low - ONE), unseen, others)
         m ^= low
     if n_unseen > 0:
         blind_value /= n_unseen
@@ -639,8 +646,32 @@ def expected_tricks(state, seat):
         if is_forehead(slot):
             total += blind_value
         else:
-            total += _bid_value(state, seat, card, unseen, shown)
+            total += _bid_value(state, card, unseen, others)
     return total
+
+
+@njit(cache=True, inline="always")
+def _bid_value(state, card, unseen, others):
+    """Expected tricks from ``card`` at bidding time: its chance as a lead (the
+    arithmetic of :func:`_win_chances`, over ``others`` as
+    :func:`expected_tricks` gathers them), weighted."""
+    trump = state[TRUMP]
+    threats = _threats(card, trump)
+    pool = unseen & ~bit(card)
+    n_pool = popcount(pool)
+    hidden_threat = popcount(threats & pool) / n_pool if n_pool > 0 else 0.0
+    chance = 1.0
+    for k in range(state[N_PLAYERS] - 1):
+        held = others[3 * k + 1]
+        if held == 0:
+            continue
+        expected_threats = float(popcount(threats & np.uint64(others[3 * k])))
+        if others[3 * k + 2]:
+            expected_threats += hidden_threat
+        chance *= 1.0 - expected_threats / held
+    if suit_of(card) == trump:
+        return chance * TRUMP_BID_WEIGHT
+    return chance * NONTRUMP_BID_WEIGHTS[state[N_PLAYERS]]
 
 
 @njit(cache=True)
