@@ -353,8 +353,8 @@ def test_heuristic_outcome_values_follow_the_race_one_seat_at_a_time():
                 judged = (team, urgency, trick_weight)
                 expected = [_expected_outcome_value(a, taker, *judged, NOBODY) for taker in range(4)]
                 assert list(values[:4]) == expected
-                assert values[K.SPOILED_VALUE] == _expected_outcome_value(a, NOBODY, *judged, NOBODY)
-                assert values[K.MOVER_NO_RUN] == _expected_outcome_value(a, mover, *judged, mover)
+                assert values[K.SPOILED_INDEX] == _expected_outcome_value(a, NOBODY, *judged, NOBODY)
+                assert values[K.MOVER_NO_RUN_INDEX] == _expected_outcome_value(a, mover, *judged, mover)
                 checked += 1
             legal = state.legal_actions()
             if rng.random() < 0.5:
@@ -370,17 +370,23 @@ def test_heuristic_scores_of_the_legal_actions_in_any_order():
     order or subset of them."""
     rng = np.random.default_rng(4)
     by_card = np.empty(K.DECK_SIZE)
-    out = np.empty(K.MAX_ACTIONS)
+    out = np.empty(K.MAX_ACTIONS + 1)
+    compared = 0
     for seed in range(60):
         state, _, _ = _mid_deal(seed)
         if state.to_move < 0:
             continue
         K.card_scores(state.array, by_card)
         legal = np.array(state.legal_actions(), dtype=np.int64)
-        fewer = legal[: max(1, len(legal) - 1)].copy()
-        for actions in (legal, legal[::-1].copy(), rng.permutation(legal), fewer):
+        orders = [legal, legal[::-1].copy(), rng.permutation(legal)]
+        orders += [np.delete(legal, i) for i in range(len(legal)) if len(legal) > 1]  # one card short
+        for actions in orders:
+            out[:] = np.nan
             K.action_scores(state.array, make_rng(0), actions, len(actions), out)
             assert list(out[: len(actions)]) == [by_card[c] for c in actions]
+            assert np.isnan(out[len(actions):]).all(), "a score written past the actions"
+            compared += 1
+    assert compared > 200
 
 
 def heuristic_card(state) -> str:

@@ -429,13 +429,15 @@ thousands of moves a decision (0.37 MB, built in a few milliseconds)."""
 @njit(cache=True, inline="always")
 def _none_drawn(pool, marked, drawn):
     """Probability that ``drawn`` random cards of ``pool`` miss all ``marked`` ones
-    (:data:`MISS_CHANCE`; ``drawn`` at most :data:`MAX_DRAWN`)."""
-    return MISS_CHANCE[pool, marked, drawn]
+    (:data:`MISS_CHANCE`). At most two opponents' hands are drawn; a raw state
+    whose mover is not the trick's next seat could ask for more, and is held
+    inside the table (numba checks no bounds)."""
+    return MISS_CHANCE[pool, marked, min(drawn, MAX_DRAWN)]
 
 
-SPOILED_VALUE = N_SEATS
+SPOILED_INDEX = N_SEATS
 """Where :func:`_outcome_values` puts the value of a spoiled trick."""
-MOVER_NO_RUN = N_SEATS + 1
+MOVER_NO_RUN_INDEX = N_SEATS + 1
 """Where :func:`_outcome_values` puts the value of the mover taking the trick
 without its Mordienne counting."""
 
@@ -473,7 +475,7 @@ def _taken_value(state, taker, lead, team, urgency, trick_weight, run_seat):
     first = state[FIRST_WIN + taker]
     if first < 0:
         first = index
-    taker_leads = True  # a leader taking one more trick stays ahead
+    taker_leads = True  # the first trick of the deal, or the leader taking one more
     if lead != NOBODY and lead != taker:
         lead_won = state[TRICKS_WON + lead]
         lead_last = state[LAST_WIN + lead]
@@ -494,17 +496,17 @@ def _taken_value(state, taker, lead, team, urgency, trick_weight, run_seat):
 @njit(cache=True)
 def _outcome_values(state, team, urgency, trick_weight, mover):
     """Value for ``team`` of the current trick going to each seat (items 0 to 3),
-    of it being spoiled (:data:`SPOILED_VALUE`) and of ``mover`` taking it without its
-    Mordienne counting (:data:`MOVER_NO_RUN`: a mover known unable to win every
+    of it being spoiled (:data:`SPOILED_INDEX`) and of ``mover`` taking it without its
+    Mordienne counting (:data:`MOVER_NO_RUN_INDEX`: a mover known unable to win every
     trick left), as a tuple: the race, ``RACE_WEIGHT * urgency`` times the
     match-point margin if the deal ended after this trick (most tricks, ties to
     whoever got there first, Mordienne counting 2), plus ``trick_weight`` for a
     trick of the team's and minus it for the opponents'.
 
     One pass finds the deal's leader as it stands (the earlier seat among equal
-    standings); a trick for another seat changes only that seat's standing, so
-    each value compares it with the leader (a pass for each seat, as the race
-    was judged before, took a third of the heuristic's time).
+    standings); a trick changes only its taker's standing, so each value
+    compares the taker with that leader (a pass over the seats for each value,
+    as before, took about half of :func:`card_scores`' time).
     """
     lead = np.int64(NOBODY)
     for s in range(N_SEATS):
@@ -639,9 +641,9 @@ def _score_hand(state, out, by_card):
         opponent_value /= opponents_after
     value_me = values[seat]
     # The mover's own run is only worth 2 if its hand can take every trick left.
-    value_me_no_run = values[MOVER_NO_RUN]
+    value_me_no_run = values[MOVER_NO_RUN_INDEX]
     value_partner = values[partner]
-    value_spoiled = values[SPOILED_VALUE]
+    value_spoiled = values[SPOILED_INDEX]
     value_holder = 0.0
     if best_seat != NOBODY and best_count == 1:
         value_holder = values[best_seat]
