@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 from ..engine.errors import SpecError
 from ..engine.game import Game
@@ -81,7 +82,7 @@ def parse_spec(spec: str) -> tuple[str, dict, str]:
     return name.strip(), params, label
 
 
-def resolve_spec_files(spec: str) -> str:
+def resolve_spec_files(spec: str, game=None, warn=None) -> str:
     """``spec`` with its ``@FILE`` item replaced by the file's parameters, as plain
     ``key=value`` items: what a command does once, where it starts, with the
     specs of its command line (never with a request's).
@@ -94,13 +95,18 @@ def resolve_spec_files(spec: str) -> str:
 
     >>> resolve_spec_files("ismcts:iterations=2000")
     'ismcts:iterations=2000'
+
+    Parameters tuned in one game may be used in another (they are only numbers),
+    but rarely on purpose: when ``game`` (a game's name, or the names of the
+    games a command plays) is given and the file records a different game,
+    ``warn(text)`` is told (by default, a line on stderr).
     """
     if not isinstance(spec, str) or "@" not in spec:
         return spec
-    return "+".join(_resolve_part(part) for part in _PARTNER_SPLIT.split(spec.strip()))
+    return "+".join(_resolve_part(part, game, warn) for part in _PARTNER_SPLIT.split(spec.strip()))
 
 
-def _resolve_part(spec: str) -> str:
+def _resolve_part(spec: str, game, warn) -> str:
     name, _, rest = spec.strip().partition(":")
     name = name.strip()
     items = rest.split(",") if rest else []
@@ -112,7 +118,7 @@ def _resolve_part(spec: str) -> str:
         raise SpecError(f"agent spec {spec!r} loads parameters from two files")
     own = ",".join(item for item in items if not item.strip().startswith("@"))
     _, params, label = parse_spec(f"{name}:{own}" if own else name)
-    _, loaded = load_params_file(files[0], name)
+    _, loaded = load_params_file(files[0], name, game, warn)
     resolved = {**loaded, **params}
     text = ",".join(f"{key}={value}" for key, value in resolved.items())
     out = f"{name}:{text}" if text else name
@@ -124,12 +130,15 @@ def _resolve_part(spec: str) -> str:
     return out
 
 
-def load_params_file(path: str, agent: str | None = None) -> tuple[str | None, dict[str, str]]:
+def load_params_file(path: str, agent: str | None = None, game=None,
+                     warn=None) -> tuple[str | None, dict[str, str]]:
     """``(agent, parameters)`` stored in JSON file ``path``, the values as text.
 
     The file is a tuning run's ``best.json`` (``{"agent": ..., "params":
     {...}}``; ``agent`` must then match ``agent`` when given) or a plain object
-    of parameter values (its agent is ``None``). For command lines only: a
+    of parameter values (its agent is ``None``). A ``best.json`` also records
+    its game: when ``game`` (a name or several) names another, ``warn(text)`` is told
+    (default: ``slagwerk: warning: ...`` on stderr). For command lines only: a
     request never names a file.
     """
     where = f"parameter file {path!r}"
@@ -151,6 +160,13 @@ def load_params_file(path: str, agent: str | None = None) -> tuple[str | None, d
             raise SpecError(f"{where}: 'agent' must be an agent's name, not {stored!r}")
         if agent is not None and stored is not None and stored != agent:
             raise SpecError(f"{where} holds parameters of {stored!r}, not {agent!r}")
+        tuned_in = data.get("game")
+        used_in = [game] if isinstance(game, str) else list(game or ())
+        others = [name for name in used_in if str(name).lower() != str(tuned_in).lower()]
+        if isinstance(tuned_in, str) and others:
+            warn = warn or (lambda text: print(f"slagwerk: warning: {text}", file=sys.stderr))
+            warn(f"{where} was tuned in {tuned_in[:40]!r}; it is used here in "
+                 f"{', '.join(repr(name) for name in others)}")
         data = data["params"]
     if not isinstance(data, dict) or not all(
             isinstance(v, (str, int, float, bool)) for v in data.values()):

@@ -172,6 +172,31 @@ def test_a_bad_value_in_a_parameter_file_names_the_parameter(tmp_path):
         resolve_spec_files(f"ismcts:@{path},@{path}")
 
 
+def test_parameters_tuned_in_another_game_load_with_a_warning(tmp_path, capsys):
+    best = tmp_path / "best.json"
+    best.write_text(json.dumps({"agent": "ismcts", "params": {"c": 0.42}, "game": "kozel"}))
+    said = []
+    assert resolve_spec_files(f"ismcts:@{best}", "kozel", said.append) == "ismcts:c=0.42"
+    assert resolve_spec_files(f"ismcts:@{best}", None, said.append) == "ismcts:c=0.42"
+    assert said == []  # the file's own game, or no game known: nothing to say
+    assert resolve_spec_files(f"ismcts:@{best}+heuristic", "coins", said.append) == "ismcts:c=0.42+heuristic"
+    assert said == [f"parameter file {str(best)!r} was tuned in 'kozel'; it is used here in 'coins'"]
+    said.clear()
+    resolve_spec_files(f"ismcts:@{best}", ["kozel", "coins", "aluette"], said.append)
+    assert said and said[0].endswith("it is used here in 'coins', 'aluette'")
+    plain = tmp_path / "plain.json"  # a plain object of values records no game
+    plain.write_text(json.dumps({"c": 1.5}))
+    resolve_spec_files(f"ismcts:@{plain}", "coins", said.append)
+    assert len(said) == 1
+
+    # the commands say it on stderr, one line, and go on
+    assert main(["play", "coins", "--agents", f"ismcts:@{best},iterations=5", "random", "random",
+                 "--seed", "3", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "slagwerk: warning: parameter file" in err
+    assert "tuned in 'kozel'; it is used here in 'coins'" in err
+
+
 # ------------------------------------------------------------------ the command
 
 

@@ -119,14 +119,14 @@ def run_curve_command(args, kind: str, make_config) -> int:
         settings = dict(
             game=args.game, budgets=parse_budgets(args.budgets or _default_budgets(by), by), by=by,
             # @FILE items are read once, here: the run (and its config.json) holds values
-            opponents=tuple(resolve_spec_files(s) for s in _or(args.opponents, ["heuristic"])),
+            opponents=tuple(resolve_spec_files(s, args.game) for s in _or(args.opponents, ["heuristic"])),
             deals=_or(args.deals, DEFAULT_DEALS), seed=_or(args.seed, DEFAULT_SEED),
             options=tuple(sorted(game.options.items())) if options_given else (),
             unit=_or(args.unit, DEFAULT_UNIT), move_time=_move_time(args),
             bootstrap=_or(args.bootstrap, DEFAULT_BOOTSTRAP),
         )
         if getattr(args, "agent", None):
-            args.agent = [resolve_spec_files(spec) for spec in args.agent]
+            args.agent = [resolve_spec_files(spec, args.game) for spec in args.agent]
         config = make_config(args, settings)
         config.validate()
         _say_if_unbalanced(config)
@@ -202,15 +202,16 @@ def _refuse_conflicts(args, stored, options_given: bool) -> None:
         ("--budgets", list(stored.budgets), None if args.budgets is None
          else list(parse_budgets(args.budgets, by))),
         ("--opponents", list(stored.opponents), None if args.opponents is None
-         else [resolve_spec_files(s) for s in args.opponents]),
+         else [resolve_spec_files(s, stored.game) for s in args.opponents]),
         ("--deals", stored.deals, args.deals), ("--seed", stored.seed, args.seed),
         ("--unit", stored.unit, args.unit), ("--bootstrap", stored.bootstrap, args.bootstrap),
         ("--move-time", stored.move_time, None if args.move_time is None else _move_time(args)),
     ]
     if getattr(args, "agent", None) is not None:
-        given.append(("--agent", list(stored.agents), [resolve_spec_files(a) for a in args.agent]))
+        given.append(("--agent", list(stored.agents),
+                      [resolve_spec_files(a, stored.game) for a in args.agent]))
     if getattr(args, "cheat", None) is not None:
-        given.append(("--cheat", stored.cheat, resolve_spec_files(args.cheat)))
+        given.append(("--cheat", stored.cheat, resolve_spec_files(args.cheat, stored.game)))
     if options_given:
         given.append(("--option/--players/--target/--first-dealer",
                       make_game(stored.game, **dict(stored.options)).options,

@@ -34,7 +34,7 @@ def run(args) -> int:
         from ..agents.registry import resolve_spec_files
 
         return information_config(game, budgets, agent=args.agent[0] if args.agent else "ismcts",
-                                  cheat=resolve_spec_files(args.cheat or "cheat"), **settings)
+                                  cheat=resolve_spec_files(args.cheat or "cheat", game), **settings)
 
     if args.agent is not None:
         args.agent = [args.agent]

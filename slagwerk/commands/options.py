@@ -215,7 +215,7 @@ def seat_specs(game, human: int | None, specs: list[str] | None) -> list[str | N
         if "+" in spec.split(":", 1)[0]:
             raise SpecError(f"{spec!r}: play takes an agent spec per seat (partners sit in seats 0 and 2, "
                             f"1 and 3); a partnership A+B is for tournaments, SPRTs and tuning")
-    specs = [resolve_spec_files(spec) for spec in specs or ["heuristic"]]
+    specs = [resolve_spec_files(spec, game.name) for spec in specs or ["heuristic"]]
     others = n - (human is not None)
     if len(specs) == 1:
         specs = specs * n

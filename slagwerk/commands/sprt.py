@@ -78,7 +78,7 @@ def run(args) -> int:
 
     load_agent_sources(args, args.move_time if args.move_time > 0 else None)
     # @FILE items are read once, here: the test runs (and reports) values, never paths.
-    args.a, args.b = resolve_spec_files(args.a), resolve_spec_files(args.b)
+    args.a, args.b = resolve_spec_files(args.a, args.game), resolve_spec_files(args.b, args.game)
     if args.jobs == 0 or args.jobs < -1:
         raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
     if args.every < 1:

@@ -129,7 +129,7 @@ def run(args) -> int:
     load_agent_sources(args, _move_time(args))  # plugins and --bot bots, before any spec is checked
     games = list(dict.fromkeys(args.game or GAME_NAMES))
     # @FILE items are read once, here: the run (and its config.json) holds values, never paths.
-    specs = tuple(resolve_spec_files(spec) for spec in args.agents) if args.agents else None
+    specs = tuple(resolve_spec_files(spec, games) for spec in args.agents) if args.agents else None
     options_given = args.option or any(
         getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
     if options_given and len(games) != 1:
@@ -221,7 +221,7 @@ def _refuse_conflicting_flags(args, folders: list[Path]) -> None:
                  ("--move-time", config.move_time, None if args.move_time is None else _move_time(args)),
                  ("--game-time", config.game_time, args.game_time),
                  ("--agents", list(config.agents),
-                  None if args.agents is None else [resolve_spec_files(a) for a in args.agents])]
+                  None if args.agents is None else [resolve_spec_files(a, config.game) for a in args.agents])]
         if options_given:
             stored = make_game(config.game, **dict(config.options)).options
             given.append(("--option/--players/--target/--first-dealer", stored,

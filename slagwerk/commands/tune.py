@@ -112,7 +112,7 @@ def run(args) -> int:
             config = TuneConfig(
                 game=args.game, agent=args.agent, params=tuple(args.param),
                 # @FILE items are read once, here: the run (and its config.json) holds values.
-                opponents=tuple(resolve_spec_files(spec) for spec in args.opponents),
+                opponents=tuple(resolve_spec_files(spec, args.game) for spec in args.opponents),
                 budget=args.budget, seed=_or(args.seed, DEFAULT_SEED),
                 method=_or(args.method, "auto"), groups=args.groups,
                 options=tuple(sorted(game.options.items())) if options_given else (),
@@ -186,7 +186,8 @@ def _refuse_conflicting_flags(args) -> None:
     given = [("--game", stored("game"), args.game), ("--agent", stored("agent"), args.agent),
              ("--param", stored("params"), list(args.param) or None),
              ("--opponents", stored("opponents"),
-              None if args.opponents is None else [resolve_spec_files(o) for o in args.opponents]),
+              None if args.opponents is None
+              else [resolve_spec_files(o, stored("game")) for o in args.opponents]),
              ("--budget", stored("budget"), args.budget), ("--method", stored("method"), args.method),
              ("--groups", stored("groups"), args.groups), ("--seed", stored("seed"), args.seed),
              ("--unit", stored("unit"), args.unit),

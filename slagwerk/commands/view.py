@@ -36,7 +36,7 @@ def run(args) -> int:
             raise OptionError(f"--request: seat {args.seat} is not to move at the end of this record "
                               f"({mover})")
         # A request carries values: AGENT:@FILE is read here, never by the server.
-        agent = resolve_spec_files(args.request)
+        agent = resolve_spec_files(args.request, state.game.name)
         made = make(agent, state.game, seed=0)  # a bad spec is said here, not by the bot
         if AGENTS[made.name].cheating:
             raise OptionError(f"--request: agent {made.name!r} decides from the true state, which a view "
