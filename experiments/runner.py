@@ -799,14 +799,34 @@ def _chunks(slots: list[GameSlot], chunk: int) -> list[list[GameSlot]]:
     return [slots[i : i + chunk] for i in range(0, len(slots), max(1, chunk))]
 
 
-def _dask_client(scheduler: str | None):
+SCHEDULER_CHECK_SECONDS = 10
+"""How long :func:`check_dask` waits for a scheduler to answer."""
+
+
+def check_dask(scheduler: str | None) -> None:
+    """Raise ``ExperimentError`` unless the Dask backend can run: the extra is
+    installed and the scheduler at ``scheduler`` (when one is named) answers
+    within :data:`SCHEDULER_CHECK_SECONDS`. A command checks this before it
+    writes anything, so a wrong address leaves no results folder behind."""
+    if scheduler:
+        _dask_client(scheduler, timeout=SCHEDULER_CHECK_SECONDS).close()
+    else:
+        _dask_client_class()
+
+
+def _dask_client_class():
     try:
         from dask.distributed import Client
     except ImportError:
         raise ExperimentError(
             "the dask backend needs the optional extra: pip install 'slagwerk[dask]'"
         ) from None
+    return Client
+
+
+def _dask_client(scheduler: str | None, **options):
+    client = _dask_client_class()
     try:
-        return Client(scheduler) if scheduler else Client(processes=False)
-    except OSError as err:
+        return client(scheduler, **options) if scheduler else client(processes=False)
+    except (OSError, ValueError) as err:  # ValueError: an address Dask cannot read
         raise ExperimentError(f"cannot reach the Dask scheduler {scheduler!r}: {err}") from None

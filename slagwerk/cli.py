@@ -129,6 +129,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         with _terminated_as_interrupted(args):
+            if getattr(args, "backend", None) == "dask":  # before a results folder is written
+                from .experiments.runner import SCHEDULER_CHECK_SECONDS, check_dask
+
+                if args.scheduler:
+                    print(f"connecting to the Dask scheduler {args.scheduler} "
+                          f"(at most {SCHEDULER_CHECK_SECONDS} s)", file=sys.stderr, flush=True)
+                check_dask(args.scheduler)
             return int(args.run(args) or 0)
     except SlagwerkError as err:
         print(f"error: {one_line(str(err))}", file=sys.stderr)

@@ -399,3 +399,27 @@ def test_ctrl_c_at_any_moment_of_a_servers_start_is_one_word_and_leaves_no_worke
         proc.kill()
         proc.wait()
         subprocess.run(["pkill", "-f", f"max-request-bytes {marker}"])
+
+
+@pytest.mark.parametrize("command", [
+    ["tournament", "--game", "coins", "--agents", "random", "heuristic", "--deals", "2"],
+    ["tune", "--game", "coins", "--agent", "ismcts", "--param", "c=0.1:3.0", "--opponents", "random",
+     "--budget", "60"],
+])
+@pytest.mark.parametrize("address, reason", [
+    ("tcp://127.0.0.1:1", "Timed out trying to connect"),  # nothing listens on port 1
+    ("nonsense", "missing port number"),
+])
+def test_an_unreachable_dask_scheduler_stops_the_run_before_it_writes_anything(
+        command, address, reason, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("dask.distributed", reason="dask is an optional extra: pip install -e '.[dask]'")
+    from slagwerk.experiments import runner
+
+    monkeypatch.setattr(runner, "SCHEDULER_CHECK_SECONDS", 1)
+    folder = tmp_path / "run"
+    assert main([*command, "--backend", "dask", "--scheduler", address, "--results", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert f"connecting to the Dask scheduler {address} (at most 1 s)" in err
+    assert f"error: cannot reach the Dask scheduler {address!r}: " in err and reason in err
+    assert "Traceback" not in err
+    assert not folder.exists()  # so the same command, with the address put right, runs as it is
