@@ -29,6 +29,15 @@ An observation module provides
     What ``seat`` learns from ``action`` (taking ``before`` to ``after``)
     besides the action's text (Kozel: the cards it draws, the cards a
     molodka shows), for perfect-recall information states.
+``STEP_PARTS``, ``STEP_SIZE``, ``max_deal_steps(options)``, ``observe_step(before, after, seat, action, out)``
+    One player action of the deal as ``seat`` saw it, for OpenSpiel's
+    perfect-recall information-state tensor (the observation, then every
+    action of the deal so far, one block each): ``observe_step`` writes the
+    block (float32[STEP_SIZE], zeroed, every entry in ``[0, 1]``) of
+    ``action``, made by ``before[TO_MOVE]`` and taking ``before`` to
+    ``after``: the same facts as the action's part of the information-state
+    string (its ``seen_text`` and ``learnt_events``), nothing ``seat`` did
+    not see. ``max_deal_steps`` bounds the player actions of one deal.
 
 Seats in an encoding are *relative*: position 0 is the observing seat, then
 clockwise, so one learned policy plays every seat.
@@ -40,6 +49,7 @@ import numpy as np
 from numba import njit
 
 from .bits import ONE, ZERO, popcount
+from .state import TO_MOVE
 
 
 def part_offsets(parts) -> dict[str, int]:
@@ -81,6 +91,14 @@ def relative_seat(seat, observer, n):
     if seat < 0:
         return -1
     return (seat - observer + n) % n
+
+
+@njit(cache=True, inline="always")
+def card_step(before, seat, action, n, out):
+    """``observe_step`` of a game whose every action is a card played face up:
+    the mover's relative seat (one-hot, ``n``), then the card (one-hot)."""
+    put_one_hot(out, 0, relative_seat(before[TO_MOVE], seat, n))
+    out[n + action] = 1.0
 
 
 @njit(cache=True, inline="always")

@@ -2,13 +2,16 @@
 and OpenSpiel's bots as slagwerk agents (agents/openspiel.py).
 
 OpenSpiel's own ``random_sim_test`` (with serialization) for every game;
-the no-leak property of information-state and observation strings: they do
-not change when only cards hidden from the seat change (docs/rules.md §2.2,
-§3.8); ``resample_from_infostate`` keeps the seat's information state.
+the no-leak property of information-state and observation strings and
+tensors: they do not change when only cards hidden from the seat change
+(docs/rules.md §2.2, §3.8); the information-state tensor has perfect recall
+(it tells two decision points apart exactly when the string does);
+``resample_from_infostate`` keeps the seat's information state.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 
@@ -24,6 +27,7 @@ from open_spiel.python.observation import make_observation  # noqa: E402
 from slagwerk.agents import make  # noqa: E402
 from slagwerk.engine import make_game  # noqa: E402
 from slagwerk.engine.game import State  # noqa: E402
+from slagwerk.engine.state import DEAL_COMPLETE  # noqa: E402
 from slagwerk.envs import openspiel as sw_openspiel  # noqa: E402
 
 GAMES = {"coins": {"target": 3}, "koetsieren": {"players": 3}, "kozel": {}, "aluette": {}}
@@ -128,6 +132,7 @@ def test_strings_do_not_change_when_only_hidden_cards_change(game, trial):
     assert other is not None, f"none of {RELABELLINGS} relabelled deals could replay the actions"
     _changed[game] = _changed.get(game, 0) + int(not np.array_equal(state._array, other._array))
     assert other.information_state_string(seat) == state.information_state_string(seat)
+    assert other.information_state_tensor(seat) == state.information_state_tensor(seat)
     assert other.observation_string(seat) == state.observation_string(seat)
     assert other.observation_tensor(seat) == state.observation_tensor(seat)
 
@@ -139,6 +144,115 @@ def test_the_relabelled_deals_did_differ(game):
         for trial in range(4):
             test_strings_do_not_change_when_only_hidden_cards_change(game, trial)
     assert _changed.get(game, 0) > 0
+
+
+def _random_deal(os_game, chance_seed: int, play_seed: int):
+    """The states of one deal (objective "deal"): chance events from ``chance_seed``,
+    then random actions from ``play_seed``; the decision points and the end."""
+    state = os_game.new_initial_state()
+    chance = np.random.default_rng(chance_seed)
+    play = np.random.default_rng(play_seed)
+    while state.is_chance_node():
+        state.apply_action(int(chance.choice([a for a, _ in state.chance_outcomes()])))
+    states = [state.clone()]
+    while not state.is_terminal():
+        state.apply_action(int(play.choice(state.legal_actions())))
+        states.append(state.clone())
+    return states
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_information_state_tensor_has_perfect_recall(game):
+    """docs/envs.md: at every decision point of a deal, two states have the same
+    information-state tensor for a seat exactly when they have the same
+    information-state string (everything the seat saw, in order). The states are
+    many random continuations of a few deals, so that the same cards get played in
+    other orders (the observation tensor alone cannot tell those apart)."""
+    os_game = sw_openspiel.load_game(game, objective="deal", **GAMES[game])
+    n = os_game.num_players()
+    size = os_game.information_state_tensor_size()
+    assert size == os_game.information_state_tensor_shape()[0] > os_game.observation_tensor_size()
+    by_string, by_tensor = {}, {}
+    observations_alike = 0
+    for deal in range(3):
+        for play in range(12):
+            for state in _random_deal(os_game, deal, 1000 * deal + play)[:-1]:
+                for seat in range(n):
+                    tensor = np.asarray(state.information_state_tensor(seat), np.float32)
+                    assert tensor.shape == (size,) and tensor.min() >= 0.0 and tensor.max() <= 1.0
+                    text = state.information_state_string(seat)
+                    key = (seat, tensor.tobytes())
+                    assert by_string.setdefault((seat, text), key) == key, "one string, two tensors"
+                    if by_tensor.setdefault(key, text) != text:
+                        raise AssertionError(f"one tensor, two strings: {by_tensor[key]!r} / {text!r}")
+                    observations_alike += 1
+    # the check compared many states: some strings came back (several continuations share a start)
+    assert len(by_string) < observations_alike
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_each_actions_block_says_what_its_text_says(game):
+    """docs/envs.md: the block of an action in the information-state tensor holds the
+    same facts as the action's part of the string (who moved, what the seat saw of
+    it, what it learnt: Kozel's drawn cards, a molodka's cards), no more and no less:
+    over every action of 15 random continuations of each of 10 deals, for every
+    seat, one text has one block and one block one text. The deal and the seat are
+    part of both keys: a text leaves out what the deal's start implies (Koetsieren:
+    which slot held the card another seat played, the block's action), and the
+    mover in the text is absolute, in the block relative to the seat."""
+    os_game = sw_openspiel.load_game(game, objective="deal", **GAMES[game])
+    context = sw_openspiel._context(*os_game._key())
+    n = os_game.num_players()
+    block_of, text_of = {}, {}
+    for deal, play in itertools.product(range(10), range(15)):
+        end = _random_deal(os_game, deal, 100 * deal + play)[-1]
+        for seat in range(n):
+            blocks = end._step.deal_steps(context, seat)
+            links, node = [], end._step
+            while node.mover >= 0:
+                links.append(node)
+                node = node.prev
+            assert len(blocks) == len(links) > 0
+            for link, block in zip(reversed(links), blocks):
+                # what follows " | next" (whose turn, the count) is the next block's and the
+                # observation's, not this action's
+                text = (deal, seat, link.token(context, seat).split(" | next")[0])
+                key = (deal, seat, block.tobytes())
+                assert block_of.setdefault(text, key) == key, f"{text!r}: two blocks"
+                assert text_of.setdefault(key, text) == text, f"{text!r} and {text_of[key]!r}: one block"
+    assert len(block_of) > 200
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_deal_never_has_more_actions_than_its_tensor_holds(game):
+    """The bound ``max_deal_steps`` of each game (its docstring argues it from the
+    rules), checked over a thousand random deals of the engine."""
+    engine_game = make_game(game, **GAMES[game])
+    module = sw_openspiel._context(game, tuple(sorted(GAMES[game].items())), "deal").module
+    bound = module.max_deal_steps(engine_game.options_array)
+    longest = 0
+    for seed in range(1000):
+        state = engine_game.new_match(seed=seed)
+        rng = np.random.default_rng(seed)
+        steps = 0
+        while not state.array[DEAL_COMPLETE]:
+            state.apply(int(rng.choice(state.legal_actions())))
+            steps += 1
+        longest = max(longest, steps)
+    assert 0 < longest <= bound
+
+
+def test_the_information_state_tensor_of_a_state_rebuilt_from_a_view_is_refused():
+    """A bot's view keeps its history as text: its tensor would lose it, so it is an error."""
+    os_game = sw_openspiel.load_game("coins", target=3)
+    engine_game = make_game("coins", target=3)
+    state = engine_game.new_match(seed=2)
+    state.apply(state.legal_actions()[0])
+    view = state.view(state.to_move)
+    rebuilt = sw_openspiel.state_from_view(os_game, view, seed=1)
+    assert rebuilt.information_state_string(view["seat"]).startswith("[view] ")
+    with pytest.raises(Exception, match="rebuilt from a view"):
+        rebuilt.information_state_tensor(view["seat"])
 
 
 def test_the_information_state_remembers_earlier_deals():
@@ -261,6 +375,7 @@ def test_resampling_keeps_the_seats_information_state(game):
     sampler = pyspiel.UniformProbabilitySampler(7, 0.0, 1.0)
     worlds = [state.resample_from_infostate(player, sampler) for _ in range(5)]
     assert all(w.information_state_string(player) == state.information_state_string(player) for w in worlds)
+    assert all(w.information_state_tensor(player) == state.information_state_tensor(player) for w in worlds)
     assert all(w.legal_actions() == state.legal_actions() for w in worlds)
     assert any(not np.array_equal(w._array, state._array) for w in worlds)
     n = os_game.num_players()

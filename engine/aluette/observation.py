@@ -11,7 +11,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..encoding import identity_indices, part_offsets, put_fraction, put_mask, put_one_hot, relative_seat
+from ..encoding import (
+    card_step,
+    identity_indices,
+    part_offsets,
+    put_fraction,
+    put_mask,
+    put_one_hot,
+    relative_seat,
+)
 from ..state import (
     DEAL_NUMBER,
     DEAL_POINTS,
@@ -100,3 +108,17 @@ def legal_indices(state, mask, actions):
 @njit(cache=True)
 def index_of(state, action):
     return action
+
+
+STEP_PARTS = (("mover", N), ("card", C))  # relative seat, card played (docs/envs.md)
+STEP_SIZE = sum(size for _, size in STEP_PARTS)
+
+
+def max_deal_steps(options) -> int:
+    """Every dealt card is played, one action each."""
+    return N * K.HAND_SIZE
+
+
+@njit(cache=True)
+def observe_step(before, after, seat, action, out):
+    card_step(before, seat, action, N, out)

@@ -11,7 +11,15 @@ import numpy as np
 from numba import njit
 
 from ..bits import popcount
-from ..encoding import identity_indices, part_offsets, put_fraction, put_mask, put_one_hot, relative_seat
+from ..encoding import (
+    card_step,
+    identity_indices,
+    part_offsets,
+    put_fraction,
+    put_mask,
+    put_one_hot,
+    relative_seat,
+)
 from ..state import DEAL_POINTS, DEALER, LEADER, PHASE, PHASE_PLAY, TO_MOVE, TOTALS, TRICKS_DONE
 from . import kernels as K
 
@@ -80,3 +88,17 @@ def legal_indices(state, mask, actions):
 @njit(cache=True)
 def index_of(state, action):
     return action
+
+
+STEP_PARTS = (("mover", N), ("card", C))  # relative seat, card played (docs/envs.md)
+STEP_SIZE = sum(size for _, size in STEP_PARTS)
+
+
+def max_deal_steps(options) -> int:
+    """Every card of the deal is played, one action each."""
+    return K.DECK_SIZE
+
+
+@njit(cache=True)
+def observe_step(before, after, seat, action, out):
+    card_step(before, seat, action, N, out)

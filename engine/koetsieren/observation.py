@@ -127,3 +127,26 @@ def legal_indices(state, mask, actions):
 @njit(cache=True)
 def index_of(state, action):
     return action
+
+
+STEP_PARTS = (
+    ("mover", N),  # relative seat
+    ("action", NUM_ACTIONS),  # the action index: slot played, trump named or bid (all public)
+    ("card", C),  # the card a played slot held (shown to all once played, docs/rules.md §2.7)
+)
+STEP_SIZE = sum(size for _, size in STEP_PARTS)
+_ACTION_AT, _CARD_AT = N, N + NUM_ACTIONS
+
+
+def max_deal_steps(options) -> int:
+    """Trump is named once, each player bids once and plays its five slots."""
+    return 1 + (1 + SLOTS) * int(options[0])
+
+
+@njit(cache=True)
+def observe_step(before, after, seat, action, out):
+    mover = before[TO_MOVE]
+    put_one_hot(out, 0, relative_seat(mover, seat, before[N_PLAYERS]))
+    out[_ACTION_AT + action] = 1.0
+    if action < K.TRUMP_BASE:
+        out[_CARD_AT + after[K.PLAYED_FROM + mover * SLOTS + action]] = 1.0

@@ -183,3 +183,41 @@ def legal_indices(state, mask, actions):
         actions[index] = found[i]
     return n
 
+
+
+N_KINDS = K.KIND_PASS
+STEP_PARTS = (
+    ("mover", N),  # relative seat
+    ("kind", N_KINDS),  # lead, beat, discard, molodka, pass
+    ("cards", C),  # a face-up set, the seat's own discard, or the four cards a molodka shows
+    ("hidden_cards", 1),  # another seat's face-down discard: its number of cards / 4 (§3.8)
+    ("gained", C),  # cards the seat drew or took back with this action
+)
+STEP_SIZE = sum(size for _, size in STEP_PARTS)
+_KIND_AT, _CARDS_AT = N, N + N_KINDS
+_HIDDEN_AT = _CARDS_AT + C
+_GAINED_AT = _HIDDEN_AT + 1
+
+
+def max_deal_steps(options) -> int:
+    """A trick takes at least one card of each hand, so a deal has at most
+    ``MAX_TRICKS`` tricks; in one trick, at most ``N - 1`` plays that a molodka
+    sends back, the molodka and ``N`` plays after it (or ``N`` plays without
+    one), and at most ``N (N + 1) / 2`` answers ``pass`` (at each question
+    point, only the players who have not played yet are asked: §3.11)."""
+    return K.MAX_TRICKS * (2 * N + N * (N + 1) // 2)
+
+
+@njit(cache=True)
+def observe_step(before, after, seat, action, out):
+    mover = before[TO_MOVE]
+    put_one_hot(out, 0, relative_seat(mover, seat, N))
+    kind = K.action_kind(action)
+    out[_KIND_AT + kind - 1] = 1.0
+    if kind == K.KIND_MOLODKA:
+        put_mask(out, _CARDS_AT, after[K.PLAYED + after[TRICKS_DONE] * N + mover])
+    elif kind == K.KIND_DISCARD and mover != seat:
+        put_fraction(out, _HIDDEN_AT, popcount(K.action_cards(action)), H)
+    elif kind != K.KIND_PASS:
+        put_mask(out, _CARDS_AT, K.action_cards(action))
+    put_mask(out, _GAINED_AT, np.uint64(after[K.HANDS + seat]) & ~np.uint64(before[K.HANDS + seat]))

@@ -24,8 +24,11 @@ score mapped to [-1, 1]).
   at each deal what ``p`` saw when it was dealt (its view), then every
   action as ``p`` saw it (a face-down Kozel discard shows only its size)
   and what else ``p`` learnt (Kozel: the cards it drew, a molodka's four
-  cards), and at a Kozel deal's count its view then, which names every
-  discard.
+  cards) and whose turn it is then, and at a Kozel deal's count its view
+  then, which names every discard.
+- ``information_state_tensor(p)`` is the game's encoding followed by a
+  block (the game's ``observe_step``) for each player action of the deal so
+  far: perfect recall within the deal.
 - ``observation_string(p)`` is ``p``'s view now (as JSON, without the
   deal's history), ``observation_tensor(p)`` the game's encoding.
 - ``resample_from_infostate(p, sampler)`` redeals the cards ``p`` cannot
@@ -55,7 +58,7 @@ from ..engine.state import (
     PHASE_MATCH_OVER,
     TO_MOVE,
 )
-from .encoded import load, seat_rewards, view_text
+from .encoded import encoding, load, seat_rewards, view_text
 from .encoded import require as _require
 
 pyspiel = _require("pyspiel", "openspiel", "slagwerk.envs.openspiel")
@@ -122,7 +125,7 @@ def _game_type(game_name: str) -> pyspiel.GameType:
         max_num_players=high,
         min_num_players=low,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=hasattr(encoding(game_name), "observe_step"),
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification=params,
@@ -183,14 +186,15 @@ class _Step:
     a copy of a state copies no history. Information-state strings are
     cached per seat on the link where they are first asked for."""
 
-    __slots__ = ("prev", "array", "mover", "action", "prefix", "cache")
+    __slots__ = ("prev", "array", "mover", "action", "prefix", "recall", "cache")
 
-    def __init__(self, prev, array, mover=-1, action=-1, prefix=None):
+    def __init__(self, prev, array, mover=-1, action=-1, prefix=None, recall=None):
         self.prev = prev
         self.array = array
         self.mover = mover  # -1: a deal was completed here (or the root)
         self.action = action  # the engine action
         self.prefix = prefix  # root only: seat -> its information state so far, or None
+        self.recall = recall  # root only: seat -> the step its deal's history ends at (None: unknown)
         self.cache = {}
 
     def __deepcopy__(self, memo):
@@ -201,9 +205,33 @@ class _Step:
         links = []
         node = self
         while node is not None:
-            links.append((node.array, node.mover, node.action, node.prefix))
+            links.append((node.array, node.mover, node.action, node.prefix, node.recall))
             node = node.prev
         return _chain, (links[::-1],)
+
+    def deal_steps(self, context: _Context, seat: int) -> list:
+        """The blocks (``observe_step``) of the deal's player actions so far, as
+        ``seat`` saw them, oldest first."""
+        links = []
+        node = self
+        while node.mover >= 0:
+            links.append(node)
+            node = node.prev
+        blocks = []
+        if node.prev is None and node.recall and seat in node.recall:  # a root rebuilt for one seat
+            known = node.recall[seat]
+            if known is None:
+                raise ValueError(f"seat {seat}'s information-state tensor is not known here: this "
+                                 f"state was rebuilt from a view, whose history is kept as text only")
+            blocks.extend(known.deal_steps(context, seat))
+        for link in reversed(links):
+            block = link.cache.get(("step", seat))
+            if block is None:
+                block = np.zeros(context.module.STEP_SIZE, np.float32)
+                context.module.observe_step(link.prev.array, link.array, seat, link.action, block)
+                link.cache[("step", seat)] = block
+            blocks.append(block)
+        return blocks
 
     def info(self, context: _Context, seat: int) -> str:
         chain = []
@@ -235,6 +263,9 @@ class _Step:
         learnt = getattr(context.module, "learnt_events", None)
         if learnt is not None:
             text += learnt(game, self.prev.array, self.array, seat, self.action)
+        # Then whose turn it is and in which phase: public in every game, and not always
+        # implied by what happened (Kozel: only a seat holding a molodka is asked, §3.11).
+        text += f" | next {int(self.array[TO_MOVE])} phase {int(self.array[PHASE])}"
         if game.info.counting_reveals_actions and self.array[DEAL_COMPLETE]:
             # the count shows everybody the hidden actions (Kozel's discards, §3.8)
             text += "\n[counted] " + view_text(game, self.array, seat)
@@ -253,8 +284,8 @@ def _seen_text(context: _Context, array: np.ndarray, seat: int) -> str:
 
 def _chain(links):
     node = None
-    for array, mover, action, prefix in links:
-        node = _Step(node, array, mover, action, prefix)
+    for array, mover, action, prefix, recall in links:
+        node = _Step(node, array, mover, action, prefix, recall)
     return node
 
 
@@ -426,7 +457,8 @@ class SlagwerkState(pyspiel.State):
             return other
         array = self._array.copy()
         self._context.game.kernels.determinize(array, player, rng)
-        other._set_step(_Step(None, array, prefix={player: self._step.info(self._context, player)}))
+        other._set_step(_Step(None, array, prefix={player: self._step.info(self._context, player)},
+                              recall={player: self._step}))
         return other
 
     def information_state_text(self, player: int) -> str:
@@ -441,25 +473,43 @@ class SlagwerkState(pyspiel.State):
 
 
 class _Observer:
-    """OpenSpiel's observer: the game's encoding as the tensor (``perfect_recall``
-    off), and the seat's view or its perfect-recall history as the string."""
+    """OpenSpiel's observer: the seat's view (``perfect_recall`` off) or its
+    perfect-recall information state. The tensor is the game's encoding, with
+    perfect recall followed by a block (``observe_step``) for each player
+    action of the deal so far, as the seat saw it, and zeros after them."""
 
     def __init__(self, context: _Context, perfect_recall: bool):
         self.perfect_recall = perfect_recall
         self.context = context
-        self.dict = {}
+        module = context.module
+        size = module.OBSERVATION_SIZE
+        self.steps = 0
         if perfect_recall:
-            self.tensor = np.zeros(0, np.float32)
-            return
-        self.tensor = np.zeros(context.module.OBSERVATION_SIZE, np.float32)
+            if not hasattr(module, "observe_step"):
+                raise ValueError(f"{context.game.name} offers no information-state tensor")
+            self.steps = module.max_deal_steps(context.game.options_array)
+        self.tensor = np.zeros(size + self.steps * getattr(module, "STEP_SIZE", 0), np.float32)
+        self.dict = {}
         at = 0
-        for name, size in context.module.OBSERVATION_PARTS:
-            self.dict[name] = self.tensor[at : at + size]
-            at += size
+        for name, part in module.OBSERVATION_PARTS:
+            self.dict[name] = self.tensor[at : at + part]
+            at += part
+        if perfect_recall:
+            self.history = self.tensor[size:].reshape(self.steps, module.STEP_SIZE)
+            self.dict["history"] = self.history
 
     def set_from(self, state, player):
-        if not self.perfect_recall:
-            self.context.module.observe(state._array, player, self.tensor)
+        module = self.context.module
+        observation = self.tensor[: module.OBSERVATION_SIZE]
+        module.observe(state._array, player, observation)
+        if self.perfect_recall:
+            blocks = state._step.deal_steps(self.context, player)
+            if len(blocks) > self.steps:  # max_deal_steps is a bound the rules guarantee
+                raise RuntimeError(f"{len(blocks)} actions in one {self.context.game.name} deal, more "
+                                   f"than the {self.steps} its information-state tensor has room for")
+            self.history[:] = 0.0
+            if blocks:
+                self.history[: len(blocks)] = blocks
 
     def string_from(self, state, player):
         if self.perfect_recall:
@@ -504,7 +554,7 @@ def state_from_view(game, view: dict, seed: int) -> SlagwerkState:
     state = game.new_initial_state()
     seat = int(view["seat"])
     prefix = {seat: "[view] " + json.dumps(view, separators=(",", ":"), sort_keys=True)}
-    state._set_step(_Step(None, engine_state.array.copy(), prefix=prefix))
+    state._set_step(_Step(None, engine_state.array.copy(), prefix=prefix, recall={seat: None}))
     return state
 
 
