@@ -23,4 +23,11 @@ def test_every_package_folder_is_declared():
             relative = init.parent.relative_to(root).parts
             expected.add(".".join((package, *relative)))
     assert expected <= packages, f"add to pyproject.toml packages: {sorted(expected - packages)}"
+    # a folder of data files only (the web page's static/) is a package with its files as package data
+    text = (REPO / "pyproject.toml").read_text()
+    data_block = text.split("[tool.setuptools.package-data]", 1)[1].split("\n[", 1)[0]
+    for package in re.findall(r'^"([\w.]+)"\s*=', data_block, re.M):
+        root = max((p for p in mapping if package == p or package.startswith(p + ".")), key=len)
+        if (REPO / mapping[root]).joinpath(*package[len(root):].split(".")[1:]).is_dir():
+            expected.add(package)
     assert packages <= expected, f"declared but missing: {sorted(packages - expected)}"
