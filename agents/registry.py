@@ -130,6 +130,10 @@ def _resolve_part(spec: str, game, warn) -> str:
     return out
 
 
+_WARNED: set[str] = set()
+"""The parameter-file warnings this process has printed."""
+
+
 def load_params_file(path: str, agent: str | None = None, game=None,
                      warn=None) -> tuple[str | None, dict[str, str]]:
     """``(agent, parameters)`` stored in JSON file ``path``, the values as text.
@@ -163,10 +167,13 @@ def load_params_file(path: str, agent: str | None = None, game=None,
         tuned_in = data.get("game")
         used_in = [game] if isinstance(game, str) else list(game or ())
         others = [name for name in used_in if str(name).lower() != str(tuned_in).lower()]
-        if isinstance(tuned_in, str) and others:
-            warn = warn or (lambda text: print(f"slagwerk: warning: {text}", file=sys.stderr))
-            warn(f"{where} was tuned in {tuned_in[:40]!r}; it is used here in "
-                 f"{', '.join(repr(name) for name in others)}")
+        text = (f"{where} was tuned in {tuned_in[:40]!r}; it is used here in "
+                f"{', '.join(repr(name) for name in others)}") if isinstance(tuned_in, str) and others else ""
+        if text and warn is not None:
+            warn(text)
+        elif text and text not in _WARNED:  # once a process (one file may fill every seat)
+            _WARNED.add(text)
+            print(f"slagwerk: warning: {text}", file=sys.stderr)
         data = data["params"]
     if not isinstance(data, dict) or not all(
             isinstance(v, (str, int, float, bool)) for v in data.values()):

@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             if getattr(args, "backend", None) == "dask":  # before a results folder is written
                 from .experiments.runner import SCHEDULER_CHECK_SECONDS, check_dask
 
-                if args.scheduler:
+                if args.scheduler and not getattr(args, "quiet", False):
                     print(f"connecting to the Dask scheduler {args.scheduler} "
                           f"(at most {SCHEDULER_CHECK_SECONDS} s)", file=sys.stderr, flush=True)
                 check_dask(args.scheduler)

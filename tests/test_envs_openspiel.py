@@ -226,20 +226,59 @@ def test_each_actions_block_says_what_its_text_says(game):
 @pytest.mark.parametrize("game", GAMES)
 def test_a_deal_never_has_more_actions_than_its_tensor_holds(game):
     """The bound ``max_deal_steps`` of each game (its docstring argues it from the
-    rules), checked over a thousand random deals of the engine."""
-    engine_game = make_game(game, **GAMES[game])
-    module = sw_openspiel._context(game, tuple(sorted(GAMES[game].items())), "deal").module
+    rules) over a thousand random first deals (six Koetsieren players; Coins to
+    1,000 coins, so that no deal ends the match early): exact in Coins, Aluette and
+    Koetsieren (every card is played, trump named and bids made once); in Kozel,
+    where sets and molodka questions vary, no trick longer than its bound."""
+    options = {"coins": {"target": 1000}, "koetsieren": {"players": 6}}.get(game, {})
+    engine_game = make_game(game, **options)
+    module = sw_openspiel._context(game, tuple(options.items()), "deal").module
     bound = module.max_deal_steps(engine_game.options_array)
-    longest = 0
+    lengths, longest_trick = set(), 0
     for seed in range(1000):
         state = engine_game.new_match(seed=seed)
         rng = np.random.default_rng(seed)
-        steps = 0
+        steps = in_trick = 0
+        tricks = state.tricks_done
         while not state.array[DEAL_COMPLETE]:
             state.apply(int(rng.choice(state.legal_actions())))
             steps += 1
-        longest = max(longest, steps)
-    assert 0 < longest <= bound
+            in_trick += 1
+            if state.tricks_done != tricks:
+                longest_trick, in_trick, tricks = max(longest_trick, in_trick), 0, state.tricks_done
+        lengths.add(steps)
+    if game == "kozel":
+        assert max(lengths) <= bound and longest_trick <= module.TRICK_STEPS_BOUND
+    else:
+        assert lengths == {bound}
+
+
+def test_kozels_longest_trick_fits_its_bound():
+    """docs/rules.md §3.10, §3.11: the longest trick there can be. Every seat holds a
+    molodka, passes at each question point, and the last seat asked declares after
+    three plays: 9 passes, 3 plays sent back, the molodka and 3 answers, 16 actions,
+    within ``TRICK_STEPS_BOUND`` (17: the bound counts one pass more)."""
+    from slagwerk.engine.kozel import kernels as K
+    from slagwerk.engine.kozel import observation
+
+    game = make_game("kozel")
+    state = game.new_match()
+    vector = np.zeros(K.DEAL_SIZE, np.int64)
+    hands = [suit * K.N_RANKS + rank for suit in range(K.N_SUITS) for rank in range(K.HAND_SIZE)]
+    vector[: len(hands)] = hands
+    vector[K.DEAL_STOCK : K.DEAL_STOCK + K.STOCK_SIZE] = [c for c in range(K.DECK_SIZE) if c not in hands]
+    vector[K.DEAL_TRUMP_POSITION] = K.TRUMP_FIRST_PLACE
+    state.deal(vector)
+    texts, plays = [], 0
+    while state.tricks_done == 0:
+        words = {game.action_text(state, a): a for a in state.legal_actions()}
+        word = ("molodka" if "molodka" in words and plays == 3 else "pass" if "pass" in words
+                else min(words, key=lambda w: (w.count(","), w)))
+        plays += word.split(":")[0] in ("lead", "beat", "discard")
+        texts.append(word)
+        state.apply(words[word])
+    assert texts.count("pass") == 9 and texts.count("molodka") == 1 and len(texts) == 16
+    assert len(texts) <= observation.TRICK_STEPS_BOUND
 
 
 def test_the_information_state_tensor_of_a_state_rebuilt_from_a_view_is_refused():
@@ -251,8 +290,32 @@ def test_the_information_state_tensor_of_a_state_rebuilt_from_a_view_is_refused(
     view = state.view(state.to_move)
     rebuilt = sw_openspiel.state_from_view(os_game, view, seed=1)
     assert rebuilt.information_state_string(view["seat"]).startswith("[view] ")
-    with pytest.raises(Exception, match="rebuilt from a view"):
+    with pytest.raises(ValueError, match="rebuilt from a view, whose history is kept as text only"):
         rebuilt.information_state_tensor(view["seat"])
+    with pytest.raises(ValueError, match="rebuilt for another seat"):
+        rebuilt.information_state_tensor((view["seat"] + 1) % 3)
+
+
+def test_in_a_match_the_information_state_tensor_keeps_the_deal_in_progress():
+    """docs/envs.md: with objective "match", the blocks are the current deal's actions
+    (the string keeps every deal); between deals, the last deal's."""
+    os_game = sw_openspiel.load_game("coins", objective="match", target=30)
+    history_at = os_game.observation_tensor_size()
+    block = sw_openspiel._context(*os_game._key()).module.STEP_SIZE
+    state = os_game.new_initial_state()
+    rng = np.random.default_rng(1)
+    actions = 0
+    while "[deal 2]" not in state.information_state_string(0) or actions < 5:
+        if state.is_chance_node():
+            state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+            if not state.is_chance_node():  # a deal was dealt: its history begins
+                actions = 0
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            actions += 1
+            blocks = np.asarray(state.information_state_tensor(0))[history_at:].reshape(-1, block)
+            assert blocks[:actions].any(axis=1).all() and not blocks[actions:].any()
+    assert "[deal 1]" in state.information_state_string(0)
 
 
 def test_the_information_state_remembers_earlier_deals():
@@ -373,12 +436,16 @@ def test_resampling_keeps_the_seats_information_state(game):
         state.apply_action(int(rng.choice(state.legal_actions())))
     player = state.current_player()
     sampler = pyspiel.UniformProbabilitySampler(7, 0.0, 1.0)
+    n = os_game.num_players()
     worlds = [state.resample_from_infostate(player, sampler) for _ in range(5)]
     assert all(w.information_state_string(player) == state.information_state_string(player) for w in worlds)
     assert all(w.information_state_tensor(player) == state.information_state_tensor(player) for w in worlds)
+    with pytest.raises(ValueError, match="rebuilt for another seat"):  # its history stayed behind
+        worlds[0].information_state_tensor((player + 1) % n)
+    again = worlds[0].resample_from_infostate(player, sampler)  # a world of a world keeps it too
+    assert again.information_state_tensor(player) == state.information_state_tensor(player)
     assert all(w.legal_actions() == state.legal_actions() for w in worlds)
     assert any(not np.array_equal(w._array, state._array) for w in worlds)
-    n = os_game.num_players()
     for bad in (-1, n, 100, True, 1.0):
         with pytest.raises(ValueError, match=f"player {bad!r} is not a seat"):
             state.resample_from_infostate(bad, sampler)

@@ -190,11 +190,12 @@ def test_parameters_tuned_in_another_game_load_with_a_warning(tmp_path, capsys):
     assert len(said) == 1
 
     # the commands say it on stderr, one line, and go on
-    assert main(["play", "coins", "--agents", f"ismcts:@{best},iterations=5", "random", "random",
+    capsys.readouterr()
+    assert main(["play", "coins", "--agents", *[f"ismcts:@{best},iterations=5"] * 2, "random",
                  "--seed", "3", "--quiet"]) == 0
     err = capsys.readouterr().err
     assert "slagwerk: warning: parameter file" in err
-    assert "tuned in 'kozel'; it is used here in 'coins'" in err
+    assert err.count("tuned in 'kozel'; it is used here in 'coins'") == 1  # once, for two seats
 
 
 # ------------------------------------------------------------------ the command

@@ -199,13 +199,17 @@ _HIDDEN_AT = _CARDS_AT + C
 _GAINED_AT = _HIDDEN_AT + 1
 
 
+TRICK_STEPS_BOUND = 2 * N - 1 + N * (N + 1) // 2
+"""At most ``N - 1`` plays that a molodka sends back, the molodka and the ``N -
+1`` plays that answer it (or ``N`` plays without one), and at most ``N (N +
+1) / 2`` answers ``pass``: at the question points (before the lead and after
+each play, §3.11) only the players who have not played yet are asked."""
+
+
 def max_deal_steps(options) -> int:
     """A trick takes at least one card of each hand, so a deal has at most
-    ``MAX_TRICKS`` tricks; in one trick, at most ``N - 1`` plays that a molodka
-    sends back, the molodka and ``N`` plays after it (or ``N`` plays without
-    one), and at most ``N (N + 1) / 2`` answers ``pass`` (at each question
-    point, only the players who have not played yet are asked: §3.11)."""
-    return K.MAX_TRICKS * (2 * N + N * (N + 1) // 2)
+    ``MAX_TRICKS`` tricks, each of at most :data:`TRICK_STEPS_BOUND` actions."""
+    return K.MAX_TRICKS * TRICK_STEPS_BOUND
 
 
 @njit(cache=True)

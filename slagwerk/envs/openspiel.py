@@ -28,7 +28,7 @@ score mapped to [-1, 1]).
   then, which names every discard.
 - ``information_state_tensor(p)`` is the game's encoding followed by a
   block (the game's ``observe_step``) for each player action of the deal so
-  far: perfect recall within the deal.
+  far: perfect recall within the deal (docs/envs.md).
 - ``observation_string(p)`` is ``p``'s view now (as JSON, without the
   deal's history), ``observation_tensor(p)`` the game's encoding.
 - ``resample_from_infostate(p, sampler)`` redeals the cards ``p`` cannot
@@ -218,11 +218,14 @@ class _Step:
             links.append(node)
             node = node.prev
         blocks = []
-        if node.prev is None and node.recall and seat in node.recall:  # a root rebuilt for one seat
-            known = node.recall[seat]
+        if node.prev is None and node.prefix is not None:  # a root rebuilt for one seat
+            known = (node.recall or {}).get(seat)
             if known is None:
-                raise ValueError(f"seat {seat}'s information-state tensor is not known here: this "
-                                 f"state was rebuilt from a view, whose history is kept as text only")
+                why = ("from a view, whose history is kept as text only" if seat in (node.recall or {})
+                       else "for another seat (resample_from_infostate, state_from_engine), whose "
+                            "history alone it keeps")
+                raise ValueError(f"seat {seat}'s information-state tensor is not known in this deal: "
+                                 f"the state was rebuilt {why}")
             blocks.extend(known.deal_steps(context, seat))
         for link in reversed(links):
             block = link.cache.get(("step", seat))
@@ -284,8 +287,8 @@ def _seen_text(context: _Context, array: np.ndarray, seat: int) -> str:
 
 def _chain(links):
     node = None
-    for array, mover, action, prefix, recall in links:
-        node = _Step(node, array, mover, action, prefix, recall)
+    for array, mover, action, prefix, *recall in links:  # (a state pickled before recall: 4 fields)
+        node = _Step(node, array, mover, action, prefix, recall[0] if recall else None)
     return node
 
 
