@@ -58,6 +58,7 @@ from ..engine.state import (
     PHASE_MATCH_OVER,
     TO_MOVE,
 )
+from ..search.belief import DEAL_TRIES
 from .encoded import encoding, load, seat_rewards, view_text
 from .encoded import require as _require
 
@@ -65,6 +66,9 @@ pyspiel = _require("pyspiel", "openspiel", "slagwerk.envs.openspiel")
 
 OBJECTIVES = ("match", "deal")
 PREFIX = "python_slagwerk_"
+REPLAY_WORLDS = 20
+"""Worlds tried for replaying a bot view's history (Kozel's ``determinize`` may
+deal one that an earlier trick's molodka questions rule out)."""
 ACTIONS_PER_DEAL_BOUND = 256
 """More player actions than any deal of any game takes (Kozel's molodka questions included)."""
 DEALS_PER_MATCH_BOUND = 1000
@@ -220,10 +224,12 @@ class _Step:
         blocks = []
         if node.prev is None and node.prefix is not None:  # a root rebuilt for one seat
             known = (node.recall or {}).get(seat)
+            if isinstance(known, _ViewHistory):
+                known = node.recall[seat] = known.replay(context)
             if known is None:
-                why = ("from a view, whose history is kept as text only" if seat in (node.recall or {})
-                       else "for another seat (resample_from_infostate, state_from_engine), whose "
-                            "history alone it keeps")
+                why = ("from a view whose history could not be replayed" if seat in (node.recall or {})
+                       else "for another seat (resample_from_infostate, state_from_view, "
+                            "state_from_engine), whose history alone it keeps")
                 raise ValueError(f"seat {seat}'s information-state tensor is not known in this deal: "
                                  f"the state was rebuilt {why}")
             blocks.extend(known.deal_steps(context, seat))
@@ -273,6 +279,57 @@ class _Step:
             # the count shows everybody the hidden actions (Kozel's discards, §3.8)
             text += "\n[counted] " + view_text(game, self.array, seat)
         return text
+
+
+@dataclass(frozen=True)
+class _ViewHistory:
+    """The deal's history of a bot's view, replayed only when a tensor asks for it."""
+
+    view: dict
+    world: np.ndarray  # a state the view's seat cannot tell from the true one
+    seed: int
+
+    def replay(self, context: _Context):
+        """The last step of the view's history replayed, from the deal, in a world
+        that agrees with all of it (the given one, else up to
+        :data:`REPLAY_WORLDS` redrawn for the seat), or None. The world's hidden
+        cards are not the true ones, but the seat's blocks cannot tell."""
+        game = context.game
+        script = game.replay_script(self.view)
+        if script is None:
+            return None
+        seat = int(self.view["seat"])
+        kernels = game.kernels
+        rng = make_rng(self.seed)
+        world = self.world.copy()
+        for attempt in range(REPLAY_WORLDS):
+            if attempt:
+                kernels.determinize(world, seat, rng)
+            for _ in range(DEAL_TRIES):  # a world may be dealt in several ways (Kozel's draws)
+                deal = np.zeros(kernels.DEAL_SIZE, dtype=np.int64)
+                if not kernels.deal_from_world(world, script.template, rng, deal):
+                    break
+                last = _replayed(game, script, world, deal, self.view)
+                if last is not None:
+                    return last
+        return None
+
+
+def _replayed(game, script, world, deal, view):
+    """The steps of ``script``'s history from ``deal`` (a deal of ``world``), the last
+    one returned; None where an action is not legal or the end shows the seat
+    another view."""
+    state = State(game, script.start.copy())
+    state.deal(deal)
+    node = _Step(None, state.array.copy())
+    for mover, key in zip(script.seats.tolist(), script.keys.tolist()):
+        action = int(game.kernels.history_action(world, state.array, key)) \
+            if hasattr(game.kernels, "history_action") else int(key)
+        if state.to_move != mover or action not in state.legal_actions():
+            return None
+        state.apply(action)
+        node = _Step(node, state.array.copy(), mover, action)
+    return node if state.view(int(view["seat"])) == view else None
 
 
 def _seen_text(context: _Context, array: np.ndarray, seat: int) -> str:
@@ -557,7 +614,8 @@ def state_from_view(game, view: dict, seed: int) -> SlagwerkState:
     state = game.new_initial_state()
     seat = int(view["seat"])
     prefix = {seat: "[view] " + json.dumps(view, separators=(",", ":"), sort_keys=True)}
-    state._set_step(_Step(None, engine_state.array.copy(), prefix=prefix, recall={seat: None}))
+    recall = {seat: _ViewHistory(view, engine_state.array.copy(), seed)}
+    state._set_step(_Step(None, engine_state.array.copy(), prefix=prefix, recall=recall))
     return state
 
 
