@@ -334,6 +334,32 @@ def test_a_state_rebuilt_from_a_view_has_the_seats_tensor(game):
     assert compared >= 12
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_pettingzoos_history_is_openspiels_information_state_tensor(game):
+    """docs/envs.md: PettingZoo's ``history=True`` observation is the same vector as
+    OpenSpiel's information-state tensor, for every seat at every step of a deal."""
+    from slagwerk.envs.encoded import EncodedMatch
+
+    os_game = sw_openspiel.load_game(game, objective="deal", **GAMES[game])
+    context = sw_openspiel._context(*os_game._key())
+    match = EncodedMatch(game, seed=4, history=True, **GAMES[game])
+    deal = match._deal
+    state = _play(os_game, [int(c) for c in deal[: context.draws]]
+                  + [int(deal[at]) for at, _, _ in context.choices], [], 0)
+    rng = np.random.default_rng(4)
+    steps = 0
+    while not state.is_terminal():
+        assert np.array_equal(state._array, match.array)
+        for seat in range(match.n_players):
+            tensor = np.asarray(state.information_state_tensor(seat), np.float32)
+            assert np.array_equal(match.observe(seat), tensor)
+        index = int(rng.choice(state.legal_actions()))
+        state.apply_action(index)
+        match.step(index)
+        steps += 1
+    assert steps > 10
+
+
 def test_in_a_match_the_information_state_tensor_keeps_the_deal_in_progress():
     """docs/envs.md: with objective "match", the blocks are the current deal's actions
     (the string keeps every deal); between deals, the last deal's."""

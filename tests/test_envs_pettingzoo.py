@@ -23,6 +23,7 @@ from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from slagwerk.engine import make_game  # noqa: E402
 from slagwerk.engine.bits import make_rng  # noqa: E402
+from slagwerk.engine.errors import OptionError  # noqa: E402
 from slagwerk.envs.encoded import EncodedMatch  # noqa: E402
 from slagwerk.envs.pettingzoo import env, raw_env  # noqa: E402
 
@@ -41,6 +42,23 @@ def _quiet_pettingzoo_advice():
 @pytest.mark.parametrize("game", GAMES)
 def test_pettingzoo_api_test(game):
     api_test(env(game, **GAMES[game]), num_cycles=200)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_pettingzoo_api_test_with_history(game):
+    """docs/envs.md: history=True appends the deal's actions, one block each."""
+    api_test(env(game, history=True, **GAMES[game]), num_cycles=100)
+    match = EncodedMatch(game, seed=2, history=True, **GAMES[game])
+    module = match.module
+    blocks = lambda seat: match.observe(seat)[module.OBSERVATION_SIZE :].reshape(-1, module.STEP_SIZE)  # noqa: E731
+    assert not blocks(0).any()
+    rng = np.random.default_rng(2)
+    for done in range(1, 6):
+        match.step(int(rng.choice(np.flatnonzero(match.mask()))))
+        for seat in range(match.n_players):  # one more block, as each seat saw it
+            assert blocks(seat)[:done].any(axis=1).all() and not blocks(seat)[done:].any()
+    with pytest.raises(OptionError, match="history must be True or False, not 'yes'"):
+        EncodedMatch(game, history="yes", **GAMES[game])
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -97,8 +115,6 @@ def test_seeded_resets_deal_the_same_cards():
 
 
 def test_bad_options_are_one_line_errors():
-    from slagwerk.engine.errors import OptionError
-
     with pytest.raises(OptionError, match="out of range"):
         env("koetsieren", players=9)
     with pytest.raises(OptionError, match="reward must be one of"):

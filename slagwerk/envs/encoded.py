@@ -92,11 +92,23 @@ class EncodedMatch:
     2
     """
 
-    def __init__(self, game_name: str, seed: int | None = None, reward: str = "match", **options):
+    def __init__(self, game_name: str, seed: int | None = None, reward: str = "match",
+                 history: bool = False, **options):
         self.game, self.module = load(game_name, options)
         self.kernels = self.game.kernels
         self.reward = reward_scheme(reward)
         self.n_players = self.game.n_players
+        if not isinstance(history, bool):
+            raise OptionError(f"history must be True or False, not {history!r}")
+        self.history = history
+        self.observation_size = self.module.OBSERVATION_SIZE
+        if history:  # the deal's actions, one block each, as every seat saw them (encoding.py)
+            if not hasattr(self.module, "observe_step"):
+                raise OptionError(f"{game_name} has no encoding of its history (observe_step)")
+            steps = self.module.max_deal_steps(self.game.options_array)
+            self._blocks = np.zeros((self.n_players, steps, self.module.STEP_SIZE), dtype=np.float32)
+            self._steps_done = 0
+            self.observation_size += steps * self.module.STEP_SIZE
         self.array = np.zeros(self.kernels.STATE_SIZE, dtype=np.int64)
         self._deal = np.zeros(self.kernels.DEAL_SIZE, dtype=np.int64)
         self._mask = np.zeros(self.module.NUM_ACTIONS, dtype=np.int8)
@@ -118,6 +130,9 @@ class EncodedMatch:
         self.kernels.random_deal(self.array, self.rng, self._deal)
         self.kernels.apply_deal(self.array, self._deal)
         self._legal_fresh = False
+        if self.history:
+            self._blocks[:] = 0.0
+            self._steps_done = 0
 
     @property
     def to_move(self) -> int:
@@ -128,8 +143,11 @@ class EncodedMatch:
         return int(self.array[PHASE]) == PHASE_MATCH_OVER
 
     def observe(self, seat: int) -> np.ndarray:
-        out = np.empty(self.module.OBSERVATION_SIZE, dtype=np.float32)
-        self.module.observe(self.array, seat, out)
+        """``seat``'s observation; with ``history``, followed by the deal's action blocks."""
+        out = np.empty(self.observation_size, dtype=np.float32)
+        self.module.observe(self.array, seat, out[: self.module.OBSERVATION_SIZE])
+        if self.history:
+            out[self.module.OBSERVATION_SIZE :] = self._blocks[seat].ravel()
         return out
 
     def mask(self) -> np.ndarray:
@@ -149,8 +167,11 @@ class EncodedMatch:
         action = self._actions[index] if self.legal(index) else None
         if action is None:
             raise ValueError(f"action {index} is not legal for seat {self.to_move} of {self.game.name}")
+        before = self.array.copy() if self.history else None
         self.kernels.apply_action(self.array, action)
         self._legal_fresh = False
+        if self.history:
+            self._record(before, action)
         phase = int(self.array[PHASE])
         if phase == PHASE_MATCH_OVER:
             objective = OBJECTIVE_DEAL if self.reward == "deal" else OBJECTIVE_MATCH
@@ -161,6 +182,15 @@ class EncodedMatch:
             self._deal_next()
             return rewards
         return None
+
+    def _record(self, before: np.ndarray, action: int) -> None:
+        """Every seat's block of the action just taken from ``before``."""
+        if self._steps_done == self._blocks.shape[1]:  # max_deal_steps is a bound the rules guarantee
+            raise RuntimeError(f"more actions in one {self.game.name} deal than its history has room for "
+                               f"({self._blocks.shape[1]})")
+        for seat in range(self.n_players):
+            self.module.observe_step(before, self.array, seat, action, self._blocks[seat, self._steps_done])
+        self._steps_done += 1
 
     def state(self) -> State:
         """The match as an engine :class:`State` (no history), for notation and pictures."""

@@ -10,6 +10,8 @@ checks); ``raw_env`` is the bare one. Importing this module registers
 - Observations ``{"observation": Box(0, 1, float32), "action_mask": Box(0, 1, int8)}``:
   the seat's view only, encoded by the game's numba kernel
   (:mod:`slagwerk.engine.encoding`); the mask is zero except for the seat to move.
+  ``history=True`` appends the deal's actions as the seat saw them, one block
+  each (OpenSpiel's information-state tensor).
 - Actions ``Discrete(A)`` over the game's compact action index.
 - Rewards: ``"match"`` (default) the outcome when the match ends, win 1,
   draw 0, loss -1; ``"deal"`` after every deal its normalised score mapped
@@ -59,7 +61,7 @@ class SlagwerkAECEnv(AECEnv):
         self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
         module = self.match.module
         observation = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (module.OBSERVATION_SIZE,), dtype=np.float32),
+            "observation": spaces.Box(0.0, 1.0, (self.match.observation_size,), dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (module.NUM_ACTIONS,), dtype=np.int8),
         })
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
