@@ -137,10 +137,8 @@ def check_history(state, view: dict) -> None:
         did not allow, or more or fewer actions than the view's tricks took.
     """
     from .errors import InvalidViewError
-    from .game import State
 
     game = state.game
-    seat = view["seat"]
     if not game.info.determinize_uses_whole_history:
         return
     prefix = "the view's history cannot have led to the rest of the view"
@@ -150,16 +148,25 @@ def check_history(state, view: dict) -> None:
         raise InvalidViewError(f"{prefix}: its actions do not fit the deal") from None
     if replay is None:
         return
-    replayed, reason = _replay_in(game.kernels, replay, state.array, make_rng(0))
+    replayed, reason = replay_in(game.kernels, replay, state.array, make_rng(0))
     if replayed is None:
         raise InvalidViewError(f"{prefix}: {reason}")
-    # Compared as far as the view goes: a Koetsieren view may leave out the slots
-    # cards were played from, which the replay then chooses at random.
-    reached = _shaped_like(State(game, replayed).view(seat), view)
-    shown = _shaped_like(state.view(seat), view)
-    differ = [key for key in shown if key != "history" and reached.get(key) != shown[key]]
+    differ = views_differ(game, replayed, state.array, view)
     if differ:
         raise InvalidViewError(f"{prefix}: its actions lead to other {', '.join(differ)} than the view shows")
+
+
+def views_differ(game, replayed, world, view: dict) -> list[str]:
+    """The fields of ``view`` (its history aside) that the state ``replayed`` shows
+    the view's seat otherwise than the state ``world`` does. Compared as far as
+    the view goes: a Koetsieren view may leave out the slots cards were played
+    from, which a replay then chooses at random."""
+    from .game import State
+
+    seat = view["seat"]
+    reached = _shaped_like(State(game, replayed).view(seat), view)
+    shown = _shaped_like(State(game, world).view(seat), view)
+    return [key for key in shown if key != "history" and reached.get(key) != shown[key]]
 
 
 def _shaped_like(value, given):
@@ -171,14 +178,18 @@ def _shaped_like(value, given):
     return value
 
 
-def _replay_in(kernels, replay: ReplayScript, world, rng):
+def replay_in(kernels, replay: ReplayScript, world, rng, steps: list | None = None):
     """The state after replaying ``replay`` in a deal that dealt ``world``, and ``""``;
-    or ``None`` and why it could not be replayed."""
+    or ``None`` and why it could not be replayed. ``steps``, when given, receives
+    ``(mover, action, state after)`` of the deal (mover and action -1) and of each
+    action replayed."""
     deal = np.empty(kernels.DEAL_SIZE, dtype=np.int64)
     if not kernels.deal_from_world(world, replay.template, rng, deal):
         return None, "the cards it shows played do not fit the hands"
     state = replay.start.copy()
     kernels.apply_deal(state, deal)
+    if steps is not None:
+        steps.append((-1, -1, state.copy()))
     actions = np.empty(kernels.MAX_ACTIONS, dtype=np.int64)
     history_action = getattr(kernels, "history_action", None)
     for mover, key in zip(replay.seats, replay.keys):
@@ -190,4 +201,6 @@ def _replay_in(kernels, replay: ReplayScript, world, rng):
         if action not in actions[:n]:
             return None, f"seat {mover} made an action the rules did not allow there"
         kernels.apply_action(state, action)
+        if steps is not None:
+            steps.append((int(mover), int(action), state.copy()))
     return state, ""

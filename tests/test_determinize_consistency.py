@@ -138,6 +138,45 @@ def test_determinized_worlds_replay_the_public_history(name):
     assert disagree <= allowed, f"{name}: {disagree} of {VIEW_POSITIONS} worlds disagree with the history"
 
 
+def test_a_discard_that_a_molodka_sent_back_replays():
+    """docs/rules.md §3.10: a molodka sends the trick's plays back, a face-down
+    discard among them, whose cards nobody else saw and which the true world no
+    longer holds in the trick. Every seat's history still replays in the true
+    world, after the molodka and through the rest of the trick."""
+    from slagwerk.engine.kozel import kernels as K
+
+    game = make_game("kozel")
+    state = game.new_match()
+    vector = np.zeros(K.DEAL_SIZE, np.int64)
+    hands = [suit * K.N_RANKS + rank for suit in range(K.N_SUITS) for rank in range(K.HAND_SIZE)]
+    vector[: len(hands)] = hands  # every seat holds a molodka
+    vector[K.DEAL_STOCK : K.DEAL_STOCK + K.STOCK_SIZE] = [c for c in range(K.DECK_SIZE) if c not in hands]
+    vector[K.DEAL_TRUMP_POSITION] = K.TRUMP_FIRST_PLACE
+    state.deal(vector)
+    plays, sent_back, checked = [], False, 0
+    while state.tricks_done == 0:
+        words = {game.action_text(state, a): a for a in state.legal_actions()}
+        discards = sorted(w for w in words if w.startswith("discard:"))
+        if "molodka" in words and any(w.startswith("discard") for w in plays):
+            word = "molodka"
+        elif "pass" in words:
+            word = "pass"
+        else:
+            word = discards[0] if discards and not sent_back else min(words)
+        if word == "molodka":
+            sent_back = True
+        elif word != "pass":
+            plays.append(word)
+        state.apply(words[word])
+        if sent_back:
+            for seat in range(K.N_SEATS):
+                if state.to_move == seat:
+                    view = state.view(seat)
+                    assert _replayed_view(game, view, state.array.copy()) == view
+                    checked += 1
+    assert sent_back and checked >= 3
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_thousands_of_determinized_worlds_replay_in_the_kernel(name):
     """The same property over thousands of positions, with the belief's own kernel

@@ -75,6 +75,11 @@ def _play(os_game, chance, actions, stop):
     return state
 
 
+def _chance_events(context, deal) -> list[int]:
+    """The OpenSpiel chance events that deal the engine's deal vector ``deal``."""
+    return [int(c) for c in deal[: context.draws]] + [int(deal[at]) for at, _, _ in context.choices]
+
+
 def _map_action(game_name, action, relabel):
     """An engine action with its cards relabelled (only Kozel's actions name cards as masks;
     Coins and Aluette play seen cards, which keep their labels)."""
@@ -313,7 +318,7 @@ def test_a_state_rebuilt_from_a_view_has_the_seats_tensor(game):
         deal = np.zeros(kernels.DEAL_SIZE, dtype=np.int64)
         kernels.random_deal(state.array, make_rng(seed), deal)
         state.deal(deal)
-        chance = [int(c) for c in deal[: context.draws]] + [int(deal[at]) for at, _, _ in context.choices]
+        chance = _chance_events(context, deal)
         actions = []
         for _ in range(int(rng.integers(0, 25))):
             if state.array[DEAL_COMPLETE]:
@@ -343,9 +348,7 @@ def test_pettingzoos_history_is_openspiels_information_state_tensor(game):
     os_game = sw_openspiel.load_game(game, objective="deal", **GAMES[game])
     context = sw_openspiel._context(*os_game._key())
     match = EncodedMatch(game, seed=4, history=True, **GAMES[game])
-    deal = match._deal
-    state = _play(os_game, [int(c) for c in deal[: context.draws]]
-                  + [int(deal[at]) for at, _, _ in context.choices], [], 0)
+    state = _play(os_game, _chance_events(context, match._deal), [], 0)
     rng = np.random.default_rng(4)
     steps = 0
     while not state.is_terminal():
@@ -358,6 +361,75 @@ def test_pettingzoos_history_is_openspiels_information_state_tensor(game):
         match.step(index)
         steps += 1
     assert steps > 10
+
+
+def _twin_matches(game, seed: int):
+    """The same random match in the engine (with its history) and in OpenSpiel, up to
+    a decision in deal 1, 2 or 3; or None if the match ends first."""
+    engine_game = make_game(game)
+    os_game = sw_openspiel.load_game(game, objective="match")
+    context = sw_openspiel._context(*os_game._key())
+    kernels = engine_game.kernels
+    rng = np.random.default_rng(seed)
+    state, twin = engine_game.new_match(), os_game.new_initial_state()
+    stop_deal, left = 1 + seed % 3, int(rng.integers(0, 30))
+    while not state.is_terminal:
+        if state.deal_pending:
+            deal = np.zeros(kernels.DEAL_SIZE, dtype=np.int64)
+            kernels.random_deal(state.array, make_rng(seed * 100 + state.deal_number), deal)
+            state.deal(deal)
+            for event in _chance_events(context, deal):
+                twin.apply_action(event)
+            continue
+        if state.deal_number >= stop_deal:
+            if left == 0:
+                return os_game, state, twin
+            left -= 1
+        action = int(rng.choice(state.legal_actions()))
+        table = twin._legal_table()
+        twin.apply_action(next(i for i in table.indices if table.actions[i] == action))
+        state.apply(action)
+    return None
+
+
+def test_kozel_views_of_later_deals_rebuild_the_seats_tensor():
+    """Views at random points of the first three deals of random Kozel matches: every
+    rebuilt state replays its history (earlier tricks' molodka questions included)
+    and has the seat's true tensor, the drawn cards aside."""
+    compared = 0
+    for seed in range(150):
+        twins = _twin_matches("kozel", seed)
+        if twins is None:
+            continue
+        os_game, state, twin = twins
+        seat = state.to_move
+        context = sw_openspiel._context(*os_game._key())
+        rebuilt = sw_openspiel.state_from_view(os_game, state.view(seat), seed=seed)
+        assert _without_drawn_cards(context, rebuilt.information_state_tensor(seat)) == \
+            _without_drawn_cards(context, twin.information_state_tensor(seat))
+        compared += 1
+    assert compared > 100
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_trimmed_or_changed_view_still_rebuilds_the_tensor(game):
+    """A view as a bot may pass it on: without ``legal_actions`` (optional), its legal
+    actions in another order, or its dict changed after the state was built (the
+    state keeps a copy)."""
+    twins = next(t for t in (_twin_matches(game, seed) for seed in range(3, 40)) if t is not None)
+    os_game, state, twin = twins
+    seat = state.to_move
+    context = sw_openspiel._context(*os_game._key())
+    expected = _without_drawn_cards(context, twin.information_state_tensor(seat))
+    trimmed = state.view(seat)
+    del trimmed["legal_actions"]
+    reordered = state.view(seat)
+    reordered["legal_actions"] = reordered["legal_actions"][::-1]
+    changed = state.view(seat)
+    for view in (trimmed, reordered, changed):
+        rebuilt = sw_openspiel.state_from_view(os_game, view, seed=1)
+        view.clear()
+        assert _without_drawn_cards(context, rebuilt.information_state_tensor(seat)) == expected
 
 
 def test_in_a_match_the_information_state_tensor_keeps_the_deal_in_progress():

@@ -1255,10 +1255,24 @@ def history_action(world, state, key):
     """The action a replayed history entry ``key`` names in ``state``, replaying the
     deal of ``world``: another seat's face-down discard, seen only as its size,
     is the discard that seat made in ``world`` (its cards in the trick being
-    replayed); any other key is the action itself."""
+    replayed); any other key is the action itself.
+
+    A discard that a molodka sent back (docs/rules.md §3.10) is not in
+    ``world``'s trick: its cards went back to the hand unseen, or the seat
+    discarded again after the molodka. Which cards it was then changes nothing
+    that follows, so it is the seat's first legal discard of that size."""
     if action_kind(key) == KIND_UNSEEN_DISCARD:
-        cards = world[PLAYED + state[TRICKS_DONE] * N_SEATS + state[TO_MOVE]]
-        return np.int64(KIND_DISCARD << KIND_SHIFT) | cards
+        seat = state[TO_MOVE]
+        cards = np.uint64(world[PLAYED + state[TRICKS_DONE] * N_SEATS + seat])
+        size = key & CARD_FIELD
+        hand = np.uint64(state[HANDS + seat])
+        if popcount(cards) != size or cards & hand != cards:
+            actions = np.empty(MAX_ACTIONS, np.int64)
+            n = legal_actions(state, actions)
+            for i in range(n):
+                if action_kind(actions[i]) == KIND_DISCARD and popcount(action_cards(actions[i])) == size:
+                    return actions[i]
+        return np.int64(KIND_DISCARD << KIND_SHIFT) | np.int64(cards)
     return key
 
 
