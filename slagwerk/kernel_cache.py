@@ -211,31 +211,36 @@ def is_compiled(game: str) -> bool:
 
 
 @contextmanager
-def compiling(games, stream=None):
+def compiling(games, stream=None, part: str | None = None, seconds: float = COMPILE_SECONDS):
     """Around the first use of ``games``' kernels: before it, one line saying
-    what compiles, about how long it takes and that it happens once (only when
-    some game is not compiled yet); after it, mark the games compiled."""
+    what compiles, about how long it takes (``seconds`` a game) and that it
+    happens once (only when some game is not compiled yet); after it, mark the
+    games compiled. ``part`` names a part of a game's kernels compiled apart
+    (the environments' encoding), with a marker of its own: compiling it does
+    not make a later run's search silent."""
     games = list(dict.fromkeys(games))
-    cold = [g for g in games if not is_compiled(g)]
+    key = {g: g if part is None else f"{g}-{part}" for g in games}
+    cold = [g for g in games if not is_compiled(key[g])]
     if cold:
         stream = stream or sys.stderr
         folder = cache_folder()
+        what = ", ".join(cold) if part is None else ", ".join(f"{g}'s {part}" for g in cold)
+        about = f"about {round(seconds * len(cold))} s"
         if is_temporary(folder):
             wanted = wanted_folder()
-            print(f"compiling the numba kernels for {', '.join(cold)} (about {COMPILE_SECONDS * len(cold)} "
-                  f"s) for this run only: the cache folder {wanted} cannot be written "
-                  f"({unwritable_reason(wanted)}); set {ROOT_ENV} to a folder you can write",
-                  file=stream, flush=True)
+            print(f"compiling the numba kernels for {what} ({about}) for this run only: the cache folder "
+                  f"{wanted} cannot be written ({unwritable_reason(wanted)}); set {ROOT_ENV} to a folder "
+                  f"you can write", file=stream, flush=True)
         else:
-            print(f"compiling the numba kernels for {', '.join(cold)} (about {COMPILE_SECONDS * len(cold)} "
-                  f"s, once: later runs load them from {folder})", file=stream, flush=True)
+            print(f"compiling the numba kernels for {what} ({about}, once: later runs load them from "
+                  f"{folder})", file=stream, flush=True)
     yield cold
     if cold:
         folder = cache_folder()
         try:
             folder.mkdir(parents=True, exist_ok=True)
             for game in cold:
-                _marker(game).write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"), encoding="utf-8")
+                _marker(key[game]).write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"), encoding="utf-8")
             prune_old_folders(folder)
         except OSError:  # a read-only cache costs only the message next time
             pass

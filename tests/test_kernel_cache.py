@@ -150,6 +150,21 @@ def test_the_first_compilation_is_announced_once(monkeypatch, tmp_path, capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_a_part_compiled_apart_does_not_silence_the_games_own_announcement(monkeypatch, tmp_path, capsys):
+    """The environments compile a game's encoding only: a later run's search compile
+    (about 25 s) must still be announced, and the encoding's own once."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv(kernel_cache.MANAGED_ENV, raising=False)
+    with kernel_cache.compiling(["kozel"], part="encoding", seconds=3) as cold:
+        assert cold == ["kozel"]
+    assert "compiling the numba kernels for kozel's encoding (about 3 s, once" in capsys.readouterr().err
+    with kernel_cache.compiling(["kozel"], part="encoding", seconds=3) as cold:
+        assert cold == []
+    with kernel_cache.compiling(["kozel"]) as cold:
+        assert cold == ["kozel"]
+    assert f"for kozel (about {kernel_cache.COMPILE_SECONDS} s, once" in capsys.readouterr().err
+
+
 def test_old_cache_folders_are_pruned(monkeypatch, tmp_path):
     monkeypatch.setenv("SLAGWERK_CACHE_DIR", str(tmp_path))
     folders = []
