@@ -58,6 +58,7 @@ from ..engine.common import copy_into
 from ..engine.registry import info_by_id
 from ..engine.replay import ReplayScript
 from ..engine.state import GAME, PHASE, PHASE_PLAY, TO_MOVE, TRICKS_DONE
+from ..kernel_cache import compiling
 from .tree import SearchError
 
 BELIEFS = ("uniform", "inferred")
@@ -66,6 +67,11 @@ DEFAULT_PARTICLES = 128
 NO_WEIGHT = -np.inf
 DEAL_TRIES = 4
 """Deals rebuilt from one world before it counts as disagreeing with the history."""
+BELIEF_COMPILE_SECONDS = 3
+"""About how long a belief kernel compiles with an empty cache (two cores,
+2026-12-04: 2.9-3.5 s for ``belief=inferred`` in Coins, Kozel, Aluette)."""
+_LOADED: set = set()
+"""(game id, scoring) whose belief kernel this process has compiled or loaded."""
 DRAW_ROUNDS = 8
 """Rounds of ``particles`` worlds a belief draws before it gives up, where the
 game's ``determinize`` misses some of the history (Kozel: earlier tricks'
@@ -391,7 +397,13 @@ def infer(state, script: ReplayScript | None, seat: int, *, temperature: float,
     scored = dispatch.Constant(scoring(script.model, betas, game))
     args = (root, int(seat), script.start, script.template, script.seats, script.keys, betas, scored, rng,
             pool, log_weights)
-    kernel = dispatch.specialize(infer_worlds, game, *args)
+    if (game, int(scored)) in _LOADED:
+        kernel = dispatch.specialize(infer_worlds, game, *args)
+    else:  # each kind of scoring compiles apart (about 3 s a game, once): said, as other compiles are
+        with compiling([info_by_id(game).name], part=f"belief-{int(scored)}",
+                       seconds=BELIEF_COMPILE_SECONDS, label="beliefs"):
+            kernel = dispatch.specialize(infer_worlds, game, *args)
+        _LOADED.add((game, int(scored)))
     begun = time.perf_counter()  # loaded (or compiled) by now: untimed, as the search does
     rounds = 1 if info_by_id(game).determinize_uses_whole_history else DRAW_ROUNDS
     for _ in range(rounds):  # a round that finds no agreeing world leaves the pool as it was

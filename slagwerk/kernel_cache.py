@@ -210,21 +210,33 @@ def is_compiled(game: str) -> bool:
     return _marker(game).exists()
 
 
+_SEEN_COMPILED: set = set()
+"""Marker files this process found already (not looked for again: a belief asks
+at every decision)."""
+_OPEN: list = []
+"""The :func:`compiling` blocks running now (an inner one, say a belief compiled
+inside a game's warm-up, is part of the outer one's announced time)."""
+
+
 @contextmanager
-def compiling(games, stream=None, part: str | None = None, seconds: float = COMPILE_SECONDS):
+def compiling(games, stream=None, part: str | None = None, seconds: float = COMPILE_SECONDS,
+              label: str | None = None):
     """Around the first use of ``games``' kernels: before it, one line saying
     what compiles, about how long it takes (``seconds`` a game) and that it
-    happens once (only when some game is not compiled yet); after it, mark the
-    games compiled. ``part`` names a part of a game's kernels compiled apart
-    (the environments' encoding), with a marker of its own: compiling it does
-    not make a later run's search silent."""
+    happens once (only when some game is not compiled yet, and not inside
+    another such block); after it, mark the games compiled. ``part`` names a
+    part of a game's kernels compiled apart (the environments' encoding, a
+    belief), with a marker of its own, so that compiling it does not make a
+    later run's search silent; ``label`` is how the line names it."""
     games = list(dict.fromkeys(games))
     key = {g: g if part is None else f"{g}-{part}" for g in games}
-    cold = [g for g in games if not is_compiled(key[g])]
-    if cold:
+    marker = {g: _marker(key[g]) for g in games}
+    cold = [g for g in games if marker[g] not in _SEEN_COMPILED and not marker[g].exists()]
+    _SEEN_COMPILED.update(marker[g] for g in games if g not in cold)
+    if cold and not _OPEN:
         stream = stream or sys.stderr
         folder = cache_folder()
-        what = ", ".join(cold) if part is None else ", ".join(f"{g}'s {part}" for g in cold)
+        what = ", ".join(cold) if part is None else f"the {label or part} of {', '.join(cold)}"
         about = f"about {round(seconds * len(cold))} s"
         if is_temporary(folder):
             wanted = wanted_folder()
@@ -234,7 +246,11 @@ def compiling(games, stream=None, part: str | None = None, seconds: float = COMP
         else:
             print(f"compiling the numba kernels for {what} ({about}, once: later runs load them from "
                   f"{folder})", file=stream, flush=True)
-    yield cold
+    _OPEN.append(games)
+    try:
+        yield cold
+    finally:
+        _OPEN.pop()
     if cold:
         folder = cache_folder()
         try:

@@ -64,7 +64,8 @@ with an empty cache (two cores, 2026-12-04: 1.8-3.2 s a game)."""
 def load(game_name: str, options: dict):
     """The game with ``options`` and its observation module, compiled (announced once)."""
     game = make_game(game_name, **options)
-    with compiling([game_name], part="encoding", seconds=ENCODING_COMPILE_SECONDS):
+    with compiling([game_name], part="encoding", seconds=ENCODING_COMPILE_SECONDS,
+                   label="observation encoding"):
         module = encoding(game_name)
         state = game.new_match(seed=0)
         module.observe(state.array, state.to_move, np.zeros(module.OBSERVATION_SIZE, np.float32))
