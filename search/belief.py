@@ -69,7 +69,7 @@ DEAL_TRIES = 4
 """Deals rebuilt from one world before it counts as disagreeing with the history."""
 BELIEF_COMPILE_SECONDS = 3
 """About how long a belief kernel compiles with an empty cache (two cores,
-2026-12-04: 2.9-3.5 s for ``belief=inferred`` in Coins, Kozel, Aluette)."""
+2026-12-04: 2.8-3.5 s for ``belief=inferred`` in Coins, Kozel, Aluette)."""
 _LOADED: set = set()
 """(game id, scoring) whose belief kernel this process has compiled or loaded."""
 DRAW_ROUNDS = 8

@@ -100,12 +100,12 @@ class EncodedMatch:
 
     def __init__(self, game_name: str, seed: int | None = None, reward: str = "match",
                  history: bool = False, **options):
+        if not isinstance(history, bool):  # said before anything compiles
+            raise OptionError(f"history must be True or False, not {history!r}")
         self.game, self.module = load(game_name, options)
         self.kernels = self.game.kernels
         self.reward = reward_scheme(reward)
         self.n_players = self.game.n_players
-        if not isinstance(history, bool):
-            raise OptionError(f"history must be True or False, not {history!r}")
         self.history = history
         self.observation_size = self.module.OBSERVATION_SIZE
         if history:  # the deal's actions, one block each, as every seat saw them (encoding.py)
