@@ -180,7 +180,7 @@ def test_the_information_state_tensor_has_perfect_recall(game):
     size = os_game.information_state_tensor_size()
     assert size == os_game.information_state_tensor_shape()[0] > os_game.observation_tensor_size()
     by_string, by_tensor = {}, {}
-    observations_alike = 0
+    seat_states_checked = 0
     for deal in range(3):
         for play in range(12):
             for state in _random_deal(os_game, deal, 1000 * deal + play)[:-1]:
@@ -192,9 +192,9 @@ def test_the_information_state_tensor_has_perfect_recall(game):
                     assert by_string.setdefault((seat, text), key) == key, "one string, two tensors"
                     if by_tensor.setdefault(key, text) != text:
                         raise AssertionError(f"one tensor, two strings: {by_tensor[key]!r} / {text!r}")
-                    observations_alike += 1
+                    seat_states_checked += 1
     # the check compared many states: some strings came back (several continuations share a start)
-    assert len(by_string) < observations_alike
+    assert len(by_string) < seat_states_checked
 
 
 @pytest.mark.parametrize("game", GAMES)
