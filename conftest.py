@@ -1,10 +1,10 @@
 """Doctests of the package, imported under the names they are installed as.
 
 ``--doctest-modules`` (pyproject.toml) collects the docstrings of every module
-in ``engine/``, ``search/``, ``agents/``, ``experiments/`` and ``slagwerk/``.
-pytest would import ``engine/bits.py`` as ``engine.bits`` (its folder is a
-package at the top of the repository); the package is installed as
-``slagwerk.engine.bits`` (pyproject.toml's ``[tool.setuptools.package-dir]``),
+in the package's folders (setup.py's ``package_dirs``: ``base/``, ``engine/``,
+``search/``, ...). pytest would import ``engine/bits.py`` as ``engine.bits`` (its
+folder is a package at the top of the repository); the package is installed as
+``slagwerk.engine.bits`` (``base/`` is ``slagwerk`` itself),
 whose relative imports reach ``slagwerk``. So a package file's doctests are
 collected from the installed module (and pytest does not import the
 package folders itself); the tests' own files (``tests/``) hold
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import re
+import runpy
 from pathlib import Path
 
 import pytest
@@ -26,17 +26,15 @@ REPO = Path(__file__).resolve().parent
 collect_ignore_glob = ["docs/*.py"]
 # the environments import their optional frameworks (extras [pettingzoo], [openspiel]): without
 # one installed, its module has no doctests to collect
-for _framework, _module in (("pettingzoo", "slagwerk/envs/pettingzoo.py"),
-                            ("pyspiel", "slagwerk/envs/openspiel.py")):
+for _framework, _module in (("pettingzoo", "envs/pettingzoo.py"),
+                            ("pyspiel", "envs/openspiel.py")):
     if importlib.util.find_spec(_framework) is None:
         collect_ignore_glob.append(_module)
 
 
 def _package_dirs() -> dict[Path, str]:
-    text = (REPO / "pyproject.toml").read_text()
-    block = text.split("[tool.setuptools.package-dir]", 1)[1].split("\n[", 1)[0]
-    found = re.findall(r'^\s*"([\w.]+)"\s*=\s*"([\w./]+)"', block, re.M)
-    return {(REPO / folder).resolve(): package for package, folder in found}
+    layout = runpy.run_path(str(REPO / "setup.py"), run_name="slagwerk_layout")
+    return {(REPO / folder).resolve(): package for package, folder in layout["package_dirs"]().items()}
 
 
 PACKAGE_DIRS = _package_dirs()

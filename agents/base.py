@@ -15,8 +15,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..engine.bits import derive_seed, make_rng
-from ..engine.errors import SpecError, brief
 from ..engine.game import Game, State
+from ..errors import SpecError, brief
 
 KIND_WORDS = {bool: "true or false", int: "an integer", float: "a finite number", str: "text"}
 """How an error names the type a parameter wants."""

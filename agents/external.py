@@ -25,7 +25,7 @@ agent is made for a game, so never on a move's clock, and reused across
 games. Any fault (the bot exits, overruns and is interrupted,
 writes garbage, answers an error, an illegal action or another request's id)
 raises :class:`BotFault` (the game is forfeited, see
-:mod:`slagwerk.experiments.runner`) and ends the process; the next request
+:mod:`slagwerk.experiments.harness.runner`) and ends the process; the next request
 starts a fresh one. A bot that cannot be started (twice in a row) or reached
 over HTTP raises :class:`BotUnreachable` instead: the run stops, its finished
 games kept, rather than forfeiting every game left. An HTTP request goes out
@@ -59,8 +59,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import orjson
 
-from ..engine.errors import AgentUnavailable, SlagwerkError, SpecError, brief, one_line
 from ..engine.seeds import MAX_SEED
+from ..errors import AgentUnavailable, SlagwerkError, SpecError, brief, one_line
 from .base import Agent, Decision, ParamSpec
 from .registry import _PARTNER_SPLIT, AGENTS, parse_spec
 

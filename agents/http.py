@@ -44,7 +44,7 @@ import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from ..engine.errors import SlagwerkError
+from ..errors import SlagwerkError
 from .protocol import (
     NO_DEFAULTS,
     Defaults,

@@ -23,9 +23,9 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from ..engine.errors import SlagwerkError
 from ..engine.game import Game, State
 from ..engine.views import COMMON_KEYS
+from ..errors import SlagwerkError
 from .base import Agent, Decision
 
 QUIT_WORDS = ("quit", "exit")

@@ -27,8 +27,8 @@ import time
 import numpy as np
 
 from ..engine.bits import derive_seed, make_rng
-from ..engine.errors import InvalidViewError, SpecError
 from ..engine.game import Game, State
+from ..errors import InvalidViewError, SpecError
 from .base import Agent, Decision, ParamSpec
 
 _OBJECTIVE = ParamSpec(str, "deal", "what the search maximises: the deal's score or the match outcome",

@@ -28,7 +28,7 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from ..engine.errors import SpecError
+from ..errors import SpecError
 from .base import Agent
 from .registry import AGENTS, register
 

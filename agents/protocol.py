@@ -44,10 +44,10 @@ import numpy as np
 
 from .. import __version__
 from ..engine import GAMES, make_game, strict_json
-from ..engine.errors import IllegalActionError, InvalidViewError, SlagwerkError, SpecError, brief
 from ..engine.replay import check_history
 from ..engine.seeds import SEED_RANGE, is_seed
 from ..engine.strict_json import StrictJSONError
+from ..errors import IllegalActionError, InvalidViewError, SlagwerkError, SpecError, brief
 from ..search.tree import NODE_FIELDS
 from .registry import AGENTS, agent_class, make, parse_spec
 from .warmup import ensure_compiled

@@ -14,8 +14,8 @@ import json
 import re
 import sys
 
-from ..engine.errors import SpecError
 from ..engine.game import Game
+from ..errors import SpecError
 from .base import Agent
 from .openspiel import OpenSpielISMCTSAgent, OpenSpielMCTSAgent
 from .search_agents import CheatAgent, ISMCTSAgent, PIMCAgent
@@ -42,7 +42,7 @@ def register(cls: type[Agent]) -> type[Agent]:
 MAX_PARAMS_FILE_BYTES = 1 << 20
 """The largest parameter file ``@FILE`` or ``--params NAME=FILE`` reads."""
 _PARTNER_SPLIT = re.compile(r"\+(?=[A-Za-z])")
-"""Where a tournament entry ``A+B`` splits (as :func:`slagwerk.experiments.runner.partner_specs`)."""
+"""Where a tournament entry ``A+B`` splits (as :func:`slagwerk.experiments.harness.runner.partner_specs`)."""
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 """A parameter set's name (``--params NAME=FILE``)."""
 

@@ -33,8 +33,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..engine.bits import derive_seed
-from ..engine.errors import InvalidViewError, SpecError
 from ..engine.game import State
+from ..errors import InvalidViewError, SpecError
 from ..search.belief import BELIEFS, DEFAULT_PARTICLES, infer
 from ..search.ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP, ismcts
 from ..search.pimc import DEFAULT_ITERATIONS_PER_WORLD, DEFAULT_WORLDS, pimc, uct
@@ -79,7 +79,7 @@ _BELIEF = {
                                     GAME_MODEL, MAX_MODEL_WEIGHT),
 }
 """With ``belief_score_weight`` and ``belief_best_weight`` an agent brings its own
-opponent model: ``python -m slagwerk.experiments.belief_model --out FILE``
+opponent model: ``python -m slagwerk.experiments.studies.belief_model --out FILE``
 writes them as a parameter file, used as ``ismcts:@FILE`` on a command line or
 as a server's ``--params NAME=FILE`` (a request names ``params=NAME``, never
 a path)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..engine.bits import rand_below
-from ..engine.errors import InvalidViewError
+from ..errors import InvalidViewError
 from .base import Agent, Decision
 
 

@@ -25,11 +25,22 @@ import time
 from http import HTTPStatus
 
 from ..engine import GAME_NAMES
-from ..engine.errors import SlagwerkError
+from ..errors import SlagwerkError
 from .protocol import NO_DEFAULTS, Defaults, Limits, encode, error_answer, request_id
 
 STARTUP_TIMEOUT_S = 600.0
 """How long a new worker may take to start, or to load a game (a first run compiles it)."""
+
+
+def slagwerk_command(*args: str) -> list[str]:
+    """The command line that runs ``slagwerk ARGS`` in this Python, whatever the current folder
+    holds: ``python -m`` puts the current folder first on the import path, where a folder named
+    ``slagwerk`` (a checkout's, say) would be imported instead of the installed package. Python
+    3.11's ``-P`` leaves it out; on 3.10 the command takes it off the path itself."""
+    if sys.version_info >= (3, 11):
+        return [sys.executable, "-P", "-m", "slagwerk", *args]
+    return [sys.executable, "-c", "import runpy, sys; del sys.path[0]; "
+            "runpy.run_module('slagwerk', run_name='__main__', alter_sys=True)", *args]
 
 
 def bot_command(limits: Limits, defaults: Defaults = NO_DEFAULTS, warm_games=None) -> list[str]:
@@ -42,7 +53,7 @@ def bot_command(limits: Limits, defaults: Defaults = NO_DEFAULTS, warm_games=Non
     if warm_games is None and defaults.game:
         warm_games = [defaults.game]
     argv = [
-        sys.executable, "-m", "slagwerk", "bot", "--time-limit-ms", "0",
+        *slagwerk_command("bot", "--time-limit-ms", "0"),
         *(["--warm", *warm_games] if warm_games else []),
         "--max-request-bytes", str(limits.max_request_bytes),
         "--max-time-ms", str(limits.max_time_ms),

@@ -13,7 +13,7 @@ game's kernels and class load when it is first made.
 
 from __future__ import annotations
 
-from .errors import (
+from ..errors import (
     CardError,
     IllegalActionError,
     InvalidRecordError,

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from . import jit  # noqa: F401  (before any kernel: how slagwerk's cached kernels load)
+from .. import jit  # noqa: F401  (before any kernel: how slagwerk's cached kernels load)
 
 CardMask = np.uint64
 """A set of cards: bit ``i`` set means card ``i`` is in the set."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import CardError, brief
+from ..errors import CardError, brief
 
 UNKNOWN_CARD = "??"
 

@@ -23,10 +23,10 @@ import json
 import numpy as np
 from numba import njit
 
+from ..errors import InvalidViewError
 from . import contract, dispatch
 from .bits import derive_seed, make_rng, rand_below
 from .contract import REQUIRED_CONSTANTS, REQUIRED_KERNELS
-from .errors import InvalidViewError
 from .records import load_record, record_of, replay, replay_result
 from .registry import game_class, game_info, kernels_by_id
 from .state import (

@@ -21,8 +21,8 @@ from numba import typeof, types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
+from ..errors import OptionError
 from .bits import rand_below
-from .errors import OptionError
 from .registry import info_by_id, kernels_by_id
 
 # These overloads (but the two ``*_inlined`` ones) are not inlined into their

@@ -25,9 +25,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..errors import IllegalActionError, InvalidRecordError, OptionError, brief
 from .bits import make_rng
 from .cards import Deck
-from .errors import IllegalActionError, InvalidRecordError, OptionError, brief
 from .spec import GameInfo, OptionSpec
 from .state import (
     DEAL_COMPLETE,

@@ -21,8 +21,8 @@ from __future__ import annotations
 import os
 import stat
 
+from ..errors import InvalidRecordError, SlagwerkError, brief, one_line
 from . import GAMES, make_game, strict_json
-from .errors import InvalidRecordError, SlagwerkError, brief, one_line
 from .game import State
 from .strict_json import StrictJSONError
 

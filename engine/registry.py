@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from importlib import import_module
 
-from .errors import OptionError, brief
+from ..errors import OptionError, brief
 from .spec import GameInfo
 
 GAME_PACKAGES = (

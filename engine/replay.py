@@ -13,7 +13,7 @@ and a world's likelihood under an opponent model is read off the replay.
 
 Each game's ``replay.py`` holds its ``MODEL``, an :class:`OpponentModel`:
 the weights of the opponent model fitted by maximum likelihood to the
-built-in agents' moves (``python -m slagwerk.experiments.belief_model``),
+built-in agents' moves (``python -m slagwerk.experiments.studies.belief_model``),
 the temperature the belief uses them at (1: as fitted; higher trusts the
 model less), the worlds an inferred belief replays, and whether
 ``belief=inferred`` is the game's default (only where measured stronger).
@@ -136,7 +136,7 @@ def check_history(state, view: dict) -> None:
         other than the view's, a seat moving out of turn, an action the rules
         did not allow, or more or fewer actions than the view's tricks took.
     """
-    from .errors import InvalidViewError
+    from ..errors import InvalidViewError
 
     game = state.game
     if not game.info.determinize_uses_whole_history:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 
-from .errors import brief
+from ..errors import brief
 
 
 class StrictJSONError(ValueError):

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..errors import CardError, InvalidViewError, brief
 from .cards import Deck
-from .errors import CardError, InvalidViewError, brief
 from .state import (
     CHANCE,
     DEAL_COMPLETE,

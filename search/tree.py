@@ -59,10 +59,10 @@ from numba import njit
 from ..engine import dispatch
 from ..engine.bits import make_rng, rand_below
 from ..engine.common import copy_into
-from ..engine.errors import SlagwerkError
 from ..engine.playout import POLICY_HEURISTIC, POLICY_RANDOM, playout
 from ..engine.registry import kernels_by_id
 from ..engine.state import GAME, MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH, TO_MOVE
+from ..errors import SlagwerkError
 from .deadline import CHECK_MASK, deadline_after, expired, interruptible
 
 

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from slagwerk.experiments.belief_accuracy import run, stage_of, summarize
-from slagwerk.experiments.belief_model import Move, features, fit_model, log_likelihood
+from slagwerk.experiments.studies.belief_accuracy import run, stage_of, summarize
+from slagwerk.experiments.studies.belief_model import Move, features, fit_model, log_likelihood
 
 
 def test_the_fit_recovers_the_weights_that_made_the_moves():
@@ -60,7 +60,7 @@ def test_a_stage_of_one_position_is_written_as_valid_json_without_an_interval(tm
 
 
 def test_one_particle_is_refused_it_could_find_no_hidden_card(tmp_path):
-    from slagwerk.experiments.runner import ExperimentError
+    from slagwerk.experiments.harness.runner import ExperimentError
 
     with pytest.raises(ExperimentError, match="at least 2"):
         run("coins", tmp_path / "x", count=1, particles=1, seed=4)
@@ -129,7 +129,7 @@ def test_the_command_keeps_to_its_own_folder(tmp_path, capsys):
     (done / "notes.txt").write_text("mine")
     assert belief(done, "--force", "--seed", "5") == 0
     assert (done / "notes.txt").read_text() == "mine" and (done / "summary.json").read_text() != first
-    from slagwerk.commands.experiment_belief import rebuild
+    from slagwerk.cli.experiment_belief import rebuild
 
     (done / "belief.png").unlink()
     rebuild(done)  # the plot drawn again from summary.json
@@ -152,7 +152,7 @@ def test_a_model_file_brings_its_own_weights_to_the_search(tmp_path):
     of them); sharp weights concentrate them."""
     from slagwerk.agents import make
     from slagwerk.agents.registry import resolve_spec_files
-    from slagwerk.experiments.belief_model import model_params, save_model
+    from slagwerk.experiments.studies.belief_model import model_params, save_model
 
     game, view = _coins_view()
     flat, sharp = tmp_path / "flat.json", tmp_path / "sharp.json"
@@ -188,7 +188,7 @@ def test_a_model_named_by_the_server_serves_requests(tmp_path):
     """A request names the server's parameter set (``--params NAME=FILE``), never a path."""
     from slagwerk.agents.protocol import Defaults, handle
     from slagwerk.agents.registry import load_parameter_sets
-    from slagwerk.experiments.belief_model import save_model
+    from slagwerk.experiments.studies.belief_model import save_model
 
     game, view = _coins_view()
     save_model(tmp_path / "m.json", {"score_weight": 0.0, "best_weight": 0.0})
@@ -203,7 +203,7 @@ def test_a_model_named_by_the_server_serves_requests(tmp_path):
 def test_a_bad_model_weight_is_a_one_line_error(weight):
     from slagwerk.agents import make
     from slagwerk.engine import make_game
-    from slagwerk.engine.errors import SpecError
+    from slagwerk.errors import SpecError
 
     with pytest.raises(SpecError, match="belief_score_weight") as caught:
         make(f"ismcts:belief_score_weight={weight}", make_game("coins"))
@@ -211,7 +211,7 @@ def test_a_bad_model_weight_is_a_one_line_error(weight):
 
 
 def test_the_fit_command_writes_a_model_file_and_refuses_a_missing_folder(tmp_path, capsys):
-    from slagwerk.experiments.belief_model import main
+    from slagwerk.experiments.studies.belief_model import main
 
     out = tmp_path / "model.json"
     main(["--game", "coins", "--matches", "1", "--max-deals", "1", "--agents", "heuristic", "random",
@@ -228,8 +228,8 @@ def test_the_accuracy_experiment_measures_a_model_file(tmp_path):
     """``slagwerk experiment belief --model FILE``: a model of weights 0 is uniform
     over the agreeing worlds, so it must score differently from a sharp one on
     the same positions; a file without both weights is a one-line error."""
-    from slagwerk.engine.errors import SpecError
-    from slagwerk.experiments.belief_model import load_model, save_model
+    from slagwerk.errors import SpecError
+    from slagwerk.experiments.studies.belief_model import load_model, save_model
 
     save_model(tmp_path / "flat.json", {"score_weight": 0.0, "best_weight": 0.0})
     save_model(tmp_path / "sharp.json", {"score_weight": 20.0, "best_weight": 4.0}, temperature=2.0)
@@ -254,7 +254,7 @@ def test_a_model_file_of_the_games_own_weights_measures_as_the_game(tmp_path):
     """A model file brings weights and a temperature; whether the model reads the card
     play stays the game's (Koetsieren's does not), as for ``ismcts:@FILE``."""
     from slagwerk.engine.koetsieren.replay import MODEL
-    from slagwerk.experiments.belief_model import load_model, save_model
+    from slagwerk.experiments.studies.belief_model import load_model, save_model
 
     save_model(tmp_path / "own.json", {"score_weight": MODEL.score_weight, "best_weight": MODEL.best_weight},
                temperature=MODEL.temperature)
@@ -267,7 +267,7 @@ def test_a_model_file_of_the_games_own_weights_measures_as_the_game(tmp_path):
 def test_a_weight_fitted_below_zero_is_written_as_zero(tmp_path):
     """The agents take weights of at least 0: the file of a fit that went below 0
     still loads and plays."""
-    from slagwerk.experiments.belief_model import load_model, save_model
+    from slagwerk.experiments.studies.belief_model import load_model, save_model
 
     save_model(tmp_path / "m.json", {"score_weight": -0.25, "best_weight": 1.5}, temperature=1e5)
     model = load_model(tmp_path / "m.json")
@@ -275,7 +275,7 @@ def test_a_weight_fitted_below_zero_is_written_as_zero(tmp_path):
 
 
 def test_the_ceiling_measures_reward_weight_on_the_truth_and_nothing_else():
-    from slagwerk.experiments.belief_ceiling import card_gain, evidence
+    from slagwerk.experiments.studies.belief_ceiling import card_gain, evidence
 
     hits = np.array([[True, False], [False, True], [True, True], [False, False]])
     places = np.array([3, 3])
@@ -290,8 +290,8 @@ def test_the_ceiling_measures_reward_weight_on_the_truth_and_nothing_else():
 def test_the_ceiling_replays_every_world_to_its_position_and_is_seeded():
     from slagwerk.engine import make_game
     from slagwerk.engine.bits import make_rng
-    from slagwerk.experiments.belief_accuracy import positions
-    from slagwerk.experiments.belief_ceiling import history_steps, run
+    from slagwerk.experiments.studies.belief_accuracy import positions
+    from slagwerk.experiments.studies.belief_ceiling import history_steps, run
     from slagwerk.search.belief import infer
 
     game = make_game("kozel")

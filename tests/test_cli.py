@@ -172,7 +172,7 @@ def test_bench_reports_ismcts_iterations_against_playouts(capsys):
 
 
 def test_jobs_bench_times_one_and_two_workers_against_two_separate_processes():
-    from slagwerk.experiments.jobs_bench import jobs_rows
+    from slagwerk.experiments.bench.jobs import jobs_rows
 
     rows = {row["implementation"]: row for row in jobs_rows(target=1.0)}
     assert set(rows) == {"jobs=1", "jobs=2", "2 processes"}
@@ -190,7 +190,7 @@ try:
     main(sys.argv[1:])
 except SystemExit:
     pass
-print(" ".join(sorted(m for m in sys.modules if m.startswith("slagwerk.commands."))))
+print(" ".join(sorted(m for m in sys.modules if m.startswith("slagwerk.cli."))))
 """
 
 
@@ -208,10 +208,10 @@ def test_a_command_imports_only_its_own_module_and_help_lists_every_command():
         return done.stdout.strip().splitlines()[-1].split(), done.stdout + done.stderr
 
     modules, _ = run("bot", "--help")
-    assert {m.removeprefix("slagwerk.commands.") for m in modules} <= {"bot", "options"}
-    assert "slagwerk.commands.bot" in modules
+    assert {m.removeprefix("slagwerk.cli.") for m in modules} <= {"app", "bot", "options"}
+    assert "slagwerk.cli.bot" in modules
     modules, text = run("--help")
-    assert {f"slagwerk.commands.{name}" for name in COMMAND_MODULES} <= set(modules)
+    assert {f"slagwerk.cli.{name}" for name in COMMAND_MODULES} <= set(modules)
     assert all(name in text for name in COMMAND_MODULES)
     _, text = run("tournamnet")
     assert "invalid choice: 'tournamnet'" in text
@@ -219,11 +219,11 @@ def test_a_command_imports_only_its_own_module_and_help_lists_every_command():
 
 def test_the_tournament_parser_imports_neither_numpy_nor_numba():
     """``slagwerk tournament --help`` answers without loading the engines: the defaults
-    it shows come from ``experiments/defaults.py``."""
+    it shows come from ``experiments/harness/defaults.py``."""
     import subprocess
     import sys
 
-    from slagwerk.experiments.defaults import DEFAULT_BOOTSTRAP
+    from slagwerk.experiments.harness.defaults import DEFAULT_BOOTSTRAP
 
     code = ("import sys\n"
             "from slagwerk.cli import main\n"
@@ -251,8 +251,8 @@ atexit.register(lambda: sys.stdout.write(" handler-ran"))
 sys.stdout.write("buffered")  # still in the buffer when the command ends
 if sys.argv[1] == "thread":  # a thread still running when the command is done
     command_done = threading.Event()
-    main = cli.main
-    cli.main = lambda: (main(), command_done.set())[0]
+    main = cli.app.main
+    cli.app.main = lambda: (main(), command_done.set())[0]
     threading.Thread(target=lambda: (command_done.wait(), time.sleep(0.3),
                                      sys.__stdout__.write(" thread-done"))).start()
 sys.argv = ["slagwerk", "bot", "--time-limit-ms", "0"]
@@ -330,7 +330,8 @@ def test_a_bot_server_names_an_unknown_default_game_at_once(command, capsys):
 def test_an_interrupted_sprt_or_tune_says_where_it_stopped(tmp_path, capsys, monkeypatch):
     """Ctrl-C in sprt shows the test after the last finished group; in tune it names the
     folder to --resume (also the default one, which the user never typed)."""
-    from slagwerk.experiments import sprt, tuning
+    from slagwerk.experiments import tuning
+    from slagwerk.experiments.harness import sprt
 
     real = sprt.run_sprt
 
@@ -413,7 +414,7 @@ def test_ctrl_c_at_any_moment_of_a_servers_start_is_one_word_and_leaves_no_worke
 def test_an_unreachable_dask_scheduler_stops_the_run_before_it_writes_anything(
         command, address, reason, tmp_path, capsys, monkeypatch):
     pytest.importorskip("dask.distributed", reason="dask is an optional extra: pip install -e '.[dask]'")
-    from slagwerk.experiments import runner
+    from slagwerk.experiments.harness import runner
 
     monkeypatch.setattr(runner, "SCHEDULER_CHECK_SECONDS", 1)
     folder = tmp_path / "run"

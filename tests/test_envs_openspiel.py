@@ -608,7 +608,7 @@ def test_a_time_budget_stops_the_search():
 
 
 def test_openspiel_agents_play_a_tournament():
-    from slagwerk.experiments.tournament import TournamentConfig, run_tournament
+    from slagwerk.experiments.harness.tournament import TournamentConfig, run_tournament
 
     config = TournamentConfig("koetsieren", ("random", "openspiel-ismcts:simulations=10,label=os"),
                               deals=1, seed=1, bootstrap=20, options=(("players", 2),))

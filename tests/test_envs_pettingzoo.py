@@ -23,9 +23,9 @@ from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from slagwerk.engine import make_game  # noqa: E402
 from slagwerk.engine.bits import make_rng  # noqa: E402
-from slagwerk.engine.errors import OptionError  # noqa: E402
 from slagwerk.envs.encoded import EncodedMatch  # noqa: E402
 from slagwerk.envs.pettingzoo import env, raw_env  # noqa: E402
+from slagwerk.errors import OptionError  # noqa: E402
 
 # small matches keep the suite quick: Coins to 3 coins, Koetsieren with 3 players
 GAMES = {"coins": {"target": 3}, "koetsieren": {"players": 3}, "kozel": {}, "aluette": {}}
@@ -221,7 +221,7 @@ def test_the_leak_test_did_change_hidden_cards(game):
 
 
 def test_the_bench_reports_environment_steps_per_second():
-    from slagwerk.experiments.env_bench import TARGET_STEPS, env_rows
+    from slagwerk.experiments.bench.envs import TARGET_STEPS, env_rows
 
     (row,) = env_rows(["coins"], 0.2)
     assert row["benchmark"] == "pettingzoo_env_step" and row["per_second"] > 0

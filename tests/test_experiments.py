@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from slagwerk.cli import main
-from slagwerk.engine.errors import SpecError
-from slagwerk.experiments.budget import CurveConfig, parse_budgets, with_budget
-from slagwerk.experiments.runner import ExperimentError
+from slagwerk.errors import SpecError
+from slagwerk.experiments.harness.runner import ExperimentError
+from slagwerk.experiments.studies.budget import CurveConfig, parse_budgets, with_budget
 
 TINY = ["--budgets", "4,16", "--seed", "5", "--jobs", "1", "--bootstrap", "60", "--quiet"]
 """Tiny budgets; the tests give enough --deals for every entry to meet every table's others."""

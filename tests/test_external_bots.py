@@ -27,11 +27,11 @@ from slagwerk.agents.warmup import ensure_compiled
 from slagwerk.cli import main
 from slagwerk.engine import GAME_NAMES, contract, make_game
 from slagwerk.engine.bits import make_rng
-from slagwerk.engine.errors import SpecError
 from slagwerk.engine.records import replay
-from slagwerk.experiments.seating import schedule, tables_for
-from slagwerk.experiments.sprt import run_sprt
-from slagwerk.experiments.tournament import TournamentConfig, format_ranking, run_tournament
+from slagwerk.errors import SpecError
+from slagwerk.experiments.harness.seating import schedule, tables_for
+from slagwerk.experiments.harness.sprt import run_sprt
+from slagwerk.experiments.harness.tournament import TournamentConfig, format_ranking, run_tournament
 
 EXAMPLES = REPO / "docs" / "examples"
 MINIMAL_BOT = EXAMPLES / "minimal_bot.py"
@@ -655,7 +655,7 @@ def test_a_worker_loads_installed_plugins_without_repeating_their_warnings(monke
     itself; the command that started it has warned about a broken one already."""
     from importlib.metadata import EntryPoint
 
-    from slagwerk.experiments import runner
+    from slagwerk.experiments.harness import runner
 
     monkeypatch.setattr(plugins, "entry_points", lambda group: [
         EntryPoint("broken", "no_such_module_here:Agent", plugins.ENTRY_POINT_GROUP),
@@ -792,10 +792,10 @@ def _alive(pid: int) -> bool:
 
 
 def test_bench_reports_the_harness_overhead_of_a_bot_program():
-    """`slagwerk bench` (experiments/bot_overhead_bench.py): the same agent in-process and over
+    """`slagwerk bench` (experiments/bench/bot_overhead.py): the same agent in-process and over
     stdio, in games per second, and the overhead per decision (measured, never asserted
     against a speed)."""
-    from slagwerk.experiments.bot_overhead_bench import overhead_rows
+    from slagwerk.experiments.bench.bot_overhead import overhead_rows
 
     (row,) = overhead_rows(["coins"], seconds=0.2, rounds=1)
     assert row["benchmark"] == "bot_harness_overhead" and row["decisions_per_game"] > 10

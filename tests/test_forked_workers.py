@@ -1,4 +1,4 @@
-"""Local workers (experiments/runner.py): on Linux they are forked from the
+"""Local workers (experiments/harness/runner.py): on Linux they are forked from the
 harness after it has loaded the game's kernels; elsewhere (and with
 ``SLAGWERK_WORKERS=loky``) joblib's loky starts fresh interpreters. Both play
 the same games as one process, and Ctrl-C ends a run of either at once,
@@ -20,9 +20,9 @@ from registry_guard import own_registry  # noqa: F401 (autouse: bots registered 
 from paths import REPO
 from slagwerk.agents import external, make
 from slagwerk.engine import make_game
-from slagwerk.experiments import runner
-from slagwerk.experiments.runner import GameSetup, run_games
-from slagwerk.experiments.seating import schedule, tables_for
+from slagwerk.experiments.harness import runner
+from slagwerk.experiments.harness.runner import GameSetup, run_games
+from slagwerk.experiments.harness.seating import schedule, tables_for
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="Linux only: forked workers, /proc")
@@ -81,7 +81,7 @@ def test_ctrl_c_or_sigterm_ends_a_two_worker_tournament_at_once_and_keeps_its_ga
     if workers == "loky":
         env["SLAGWERK_WORKERS"] = "loky"
     folder = tmp_path / "run"
-    command = [sys.executable, "-m", "slagwerk.cli", "tournament", "--game", "coins", "--agents", "random",
+    command = [sys.executable, "-m", "slagwerk", "tournament", "--game", "coins", "--agents", "random",
                "heuristic", "ismcts", "--deals", "400", "--jobs", "2", "--seed", "1", "--quiet",
                "--results", str(folder)]
     # A suite run in the background inherits SIGINT ignored: give the harness a terminal's Ctrl-C.

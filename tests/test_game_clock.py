@@ -19,9 +19,9 @@ from registry_guard import own_registry  # noqa: F401 (autouse: every test here)
 from paths import REPO
 from slagwerk.agents import AGENTS, external
 from slagwerk.cli import main
-from slagwerk.experiments.runner import GameSetup, play_game
-from slagwerk.experiments.seating import schedule
-from slagwerk.experiments.tournament import TournamentConfig, run_tournament
+from slagwerk.experiments.harness.runner import GameSetup, play_game
+from slagwerk.experiments.harness.seating import schedule
+from slagwerk.experiments.harness.tournament import TournamentConfig, run_tournament
 
 MISBEHAVING_BOT = REPO / "tests" / "misbehaving_bot.py"
 SLOW = f"slow={sys.executable} {MISBEHAVING_BOT} slow 0.1"

@@ -13,7 +13,7 @@ from slagwerk.agents.human import HumanPlayer, HumanQuit, choose, format_view
 from slagwerk.agents.match import play_match
 from slagwerk.cli import main
 from slagwerk.engine import GAME_NAMES, make_game
-from slagwerk.engine.errors import SlagwerkError
+from slagwerk.errors import SlagwerkError
 
 SMALL = {"coins": {"target": 3}, "koetsieren": {"players": 3}, "kozel": {}, "aluette": {}}
 

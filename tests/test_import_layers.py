@@ -1,13 +1,14 @@
 """The package's layers only import downwards, and no modules import each other in a circle.
 
-Every module of the installed package (the folders of pyproject.toml's
-``[tool.setuptools.package-dir]``) is parsed with :mod:`ast`; every ``import``
-and ``from ... import`` statement, at module level or inside a function, is
-resolved to an absolute ``slagwerk.*`` module name. The layers, lowest first
-(a module may import from its own layer and the layers below it):
+Every module of the installed package (the folders of setup.py's
+``package_dirs``) is parsed with :mod:`ast`; every ``import`` and ``from ...
+import`` statement, at module level or inside a function, is resolved to an
+absolute ``slagwerk.*`` module name. The layers, lowest first (a module may
+import from its own layer and the layers below it), follow the folders:
 
-1. base: ``slagwerk`` itself, ``slagwerk.kernel_cache``, ``slagwerk.safe_files``
-   and the engine's shared modules (:data:`ENGINE_BASE`);
+1. base (``base/``): ``slagwerk`` itself and its modules (kernel cache, safe
+   files, numba set-up, errors), and the engine's shared modules
+   (:data:`ENGINE_BASE`);
 2. the game packages ``slagwerk.engine.<game>``: a game imports the base and
    its own package, never another game;
 3. the registry and its dispatch (:data:`ENGINE_REGISTRY`, the ``slagwerk.engine``
@@ -15,9 +16,10 @@ resolved to an absolute ``slagwerk.*`` module name. The layers, lowest first
 4. the engine's generic users (:data:`ENGINE_SEARCH`) and ``slagwerk.search``;
 5. ``slagwerk.envs``: the games as PettingZoo and OpenSpiel environments;
 6. ``slagwerk.agents`` (OpenSpiel's bots play through ``slagwerk.envs``);
-7. ``slagwerk.experiments``;
-8. the command line: ``slagwerk.cli``, ``slagwerk.__main__``, ``slagwerk.commands``,
-   and the web page's server ``slagwerk.web``.
+7. ``slagwerk.experiments.harness``: tournaments, ratings, SPRT, results folders;
+8. what runs on the harness: ``slagwerk.experiments`` (``bench``, ``studies``, ``tuning``);
+9. the top: the command line ``slagwerk.cli`` (and ``python -m slagwerk``) and the
+   web page's server ``slagwerk.web``.
 
 A new module must be given a layer here (the test names it). Dynamic imports
 (``importlib.import_module``: the registry's games, the CLI's commands) are
@@ -28,16 +30,15 @@ a higher one by name.
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from paths import REPO
+from paths import PACKAGE_DIRS, REPO
 
-LAYERS = ("base", "game", "registry", "search", "envs", "agents", "experiments", "cli")
+LAYERS = ("base", "game", "registry", "search", "envs", "agents", "harness", "experiments", "top")
 
-ENGINE_BASE = frozenset({"bits", "cards", "state", "common", "views", "errors", "spec", "game",
-                         "strict_json", "replay", "encoding", "jit", "seeds"})
+ENGINE_BASE = frozenset({"bits", "cards", "state", "common", "views", "spec", "game",
+                         "strict_json", "replay", "encoding", "seeds"})
 """Modules of ``slagwerk.engine`` every game builds on."""
 
 ENGINE_REGISTRY = frozenset({"registry", "dispatch", "contract", "records"})
@@ -46,32 +47,27 @@ ENGINE_REGISTRY = frozenset({"registry", "dispatch", "contract", "records"})
 ENGINE_SEARCH = frozenset({"playout", "conformance"})
 """Modules of ``slagwerk.engine`` that run any game through the dispatch."""
 
-SLAGWERK_BASE = frozenset({"slagwerk", "slagwerk.kernel_cache", "slagwerk.safe_files"})
-SLAGWERK_CLI = frozenset({"slagwerk.cli", "slagwerk.__main__"})
+TOP = frozenset({"slagwerk.__main__"})
+"""Modules of ``base/`` that belong to the top: ``python -m slagwerk`` runs the command line."""
 
 SUBTREES = (
     ("slagwerk.search", "search"),
     ("slagwerk.envs", "envs"),
     ("slagwerk.agents", "agents"),
+    ("slagwerk.experiments.harness", "harness"),
     ("slagwerk.experiments", "experiments"),
-    ("slagwerk.commands", "cli"),
-    ("slagwerk.web", "cli"),
+    ("slagwerk.cli", "top"),
+    ("slagwerk.web", "top"),
 )
 
 
 # -- the package's modules ---------------------------------------------------
 
 
-def _package_dirs() -> dict[str, str]:
-    text = (REPO / "pyproject.toml").read_text()
-    block = text.split("[tool.setuptools.package-dir]", 1)[1].split("\n[", 1)[0]
-    return dict(re.findall(r'^\s*"([\w.]+)"\s*=\s*"([\w./]+)"', block, re.M))
-
-
 def _modules() -> dict[str, Path]:
     """Every module of the package by its absolute name (a package by its own name)."""
     modules: dict[str, Path] = {}
-    for package, folder in _package_dirs().items():
+    for package, folder in PACKAGE_DIRS.items():
         root = REPO / folder
         for path in sorted(root.rglob("*.py")):
             parts = path.relative_to(root).with_suffix("").parts
@@ -91,10 +87,10 @@ GAMES = frozenset(name.split(".")[2] for name in PACKAGES if name.count(".") == 
 
 def layer_of(module: str) -> tuple[int, str | None]:
     """The module's layer (an index into :data:`LAYERS`) and its game (for a game package)."""
-    if module in SLAGWERK_BASE:
+    if module in TOP:
+        return LAYERS.index("top"), None
+    if module == "slagwerk" or MODULES[module].parent == REPO / PACKAGE_DIRS["slagwerk"]:
         return LAYERS.index("base"), None
-    if module in SLAGWERK_CLI:
-        return LAYERS.index("cli"), None
     if module == "slagwerk.engine":
         return LAYERS.index("registry"), None
     for prefix, layer in SUBTREES:
@@ -243,8 +239,13 @@ def test_the_rules_catch_what_they_are_meant_to():
     assert _violation(imp("slagwerk.kernel_cache", "slagwerk.engine")) is not None
     assert _violation(imp("slagwerk.engine.kozel.kernels", "slagwerk.engine.kozel")) is None
     assert _violation(imp("slagwerk.engine.records", "slagwerk.engine")) is None
-    assert _violation(imp("slagwerk.commands.bench", "slagwerk.experiments.bench", True)) is None
-    a, b, c = "slagwerk.experiments.bench", "slagwerk.experiments.search_bench", "slagwerk.experiments.timing"
+    assert _violation(imp("slagwerk.cli.bench", "slagwerk.experiments.bench.suite", True)) is None
+    harness, study = "slagwerk.experiments.harness.runner", "slagwerk.experiments.studies.budget"
+    assert _violation(imp(harness, study)) is not None
+    assert _violation(imp("slagwerk.errors", "slagwerk.cli")) is not None
+    assert _violation(imp("slagwerk.__main__", "slagwerk.cli")) is None
+    a, b = "slagwerk.experiments.bench.suite", "slagwerk.experiments.bench.search"
+    c = "slagwerk.experiments.bench.timing"
     assert _cycles([imp(a, b, True), imp(b, c)]) == []
     assert [len(cycle) for cycle in _cycles([imp(a, b, True), imp(b, c), imp(c, a)])] == [3]
     assert _resolve("slagwerk.engine.coins.kernels", None, 1) == "slagwerk.engine.coins"

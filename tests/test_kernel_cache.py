@@ -12,17 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from paths import REPO
+from paths import PACKAGE_DIRS, REPO
 from slagwerk import __version__, kernel_cache
 from slagwerk.engine import GAME_NAMES
-
-PACKAGE_DIRS = {  # installed layout (pyproject.toml's package-dir) from the checkout
-    "slagwerk": "slagwerk",
-    "slagwerk/engine": "engine",
-    "slagwerk/search": "search",
-    "slagwerk/agents": "agents",
-    "slagwerk/experiments": "experiments",
-}
 
 PROBE = """
 import numpy as np
@@ -40,8 +32,8 @@ print(k.legal_actions(state, np.zeros(64, np.int64)))
 
 def _install_copy(site: Path) -> Path:
     """Copy the package's sources to ``site`` as a plain (non-editable) install has them."""
-    for target, source in PACKAGE_DIRS.items():
-        shutil.copytree(REPO / source, site / target, dirs_exist_ok=True,
+    for package, source in PACKAGE_DIRS.items():
+        shutil.copytree(REPO / source, site / package.replace(".", "/"), dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc"))
     return site / "slagwerk"
 
@@ -192,7 +184,7 @@ def test_kernel_sources_are_hashed(name):
 FIRST_DECISIONS = """
 import json, sys
 from numba.core import caching
-import slagwerk.engine.jit
+import slagwerk.jit
 if sys.argv[1] == "numba":  # numba's own way of loading, for comparison
     caching.Cache.load_overload = caching.Cache.load_overload.numba_load
 from slagwerk.agents import make
@@ -216,7 +208,7 @@ def _first_decisions(way: str) -> dict:
 
 
 def test_cached_kernels_load_without_numbas_compiler_registries_and_decide_alike():
-    """engine/jit.py: a warm process loads slagwerk's kernels after starting numba's
+    """base/jit.py: a warm process loads slagwerk's kernels after starting numba's
     runtime alone (none of the compiler's registries, nor numba's NumPy support, are
     imported), and the loaded kernels decide exactly as the same kernels loaded
     numba's own way."""
@@ -230,7 +222,7 @@ def test_cached_kernels_load_without_numbas_compiler_registries_and_decide_alike
 
 
 def test_a_kernel_compiled_afresh_gets_numbas_numpy_support_without_scipy_linalg(tmp_path):
-    """engine/jit.py: a cache miss loads numba's NumPy support (compiling needs it)
+    """base/jit.py: a cache miss loads numba's NumPy support (compiling needs it)
     with scipy's linear algebra hidden from its BLAS probe."""
     code = ("import sys\n"
             "from slagwerk.engine.bits import mask_of, popcount\n"

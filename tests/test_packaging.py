@@ -1,33 +1,28 @@
-"""Every package folder is in pyproject.toml, so `pip install .` ships all of it."""
+"""What `pip install .` ships: every package folder, found by setup.py, and no folder that shadows it."""
 
-import re
-
-from paths import REPO
+from paths import PACKAGE_DIRS, PACKAGES, REPO
 
 
-def _declared_packages() -> tuple[set[str], dict[str, str]]:
-    text = (REPO / "pyproject.toml").read_text()
-    listed = re.search(r"^packages = \[(.*?)\]", text, re.S | re.M).group(1)
-    packages = set(re.findall(r'"([\w.]+)"', listed))
-    mapping_block = text.split("[tool.setuptools.package-dir]", 1)[1].split("\n[", 1)[0]
-    mapping = dict(re.findall(r'"([\w.]+)"\s*=\s*"([\w./]+)"', mapping_block))
-    return packages, mapping
-
-
-def test_every_package_folder_is_declared():
-    packages, mapping = _declared_packages()
+def test_every_package_folder_is_found():
     expected = set()
-    for package, folder in mapping.items():
+    for package, folder in PACKAGE_DIRS.items():
         root = REPO / folder
         for init in root.rglob("__init__.py"):
             relative = init.parent.relative_to(root).parts
             expected.add(".".join((package, *relative)))
-    assert expected <= packages, f"add to pyproject.toml packages: {sorted(expected - packages)}"
+    assert expected <= set(PACKAGES)
     # a folder of data files only (the web page's static/) is a package with its files as package data
-    text = (REPO / "pyproject.toml").read_text()
-    data_block = text.split("[tool.setuptools.package-data]", 1)[1].split("\n[", 1)[0]
-    for package in re.findall(r'^"([\w.]+)"\s*=', data_block, re.M):
-        root = max((p for p in mapping if package == p or package.startswith(p + ".")), key=len)
-        if (REPO / mapping[root]).joinpath(*package[len(root):].split(".")[1:]).is_dir():
-            expected.add(package)
-    assert packages <= expected, f"declared but missing: {sorted(packages - expected)}"
+    assert "slagwerk.web.static" in PACKAGES
+    assert not [p for p in PACKAGES if "__pycache__" in p]
+
+
+def test_no_top_folder_is_named_like_a_part_it_is_not():
+    """A folder at the clone's root named like the package, or like one of its parts, would be
+    imported instead of the installed package by a Python started there (`python -m slagwerk`)."""
+    for folder in REPO.iterdir():
+        if not folder.is_dir() or folder.name.startswith("."):
+            continue
+        for package, its_folder in PACKAGE_DIRS.items():
+            named_like = folder.name == package.rsplit(".", 1)[-1]
+            assert not named_like or its_folder == folder.name, (
+                f"{folder.name}/ is named like {package}, which lives in {its_folder}/")

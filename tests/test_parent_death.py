@@ -1,6 +1,6 @@
 """Killing the harness ends its workers: a tournament's worker processes die
 with the process that started them, even when it is killed with SIGKILL
-(experiments/runner.py ``_die_with_parent``)."""
+(experiments/harness/runner.py ``_die_with_parent``)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 RUN = """
-from slagwerk.experiments.runner import GameSetup, run_games
-from slagwerk.experiments.seating import schedule, tables_for
+from slagwerk.experiments.harness.runner import GameSetup, run_games
+from slagwerk.experiments.harness.seating import schedule, tables_for
 setup = GameSetup("coins", (), ("heuristic", "ismcts:iterations=20000", "random"), seed=1)
 for line in run_games(setup, schedule(tables_for(3, 3, False), 400), jobs=2):
     print(line["index"], flush=True)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from slagwerk.experiments.runner import (
+from slagwerk.experiments.harness.runner import (
     ExperimentError,
     GameSetup,
     entry_label,
@@ -11,7 +11,7 @@ from slagwerk.experiments.runner import (
     seat_spec,
     validate_setup,
 )
-from slagwerk.experiments.seating import GameSlot
+from slagwerk.experiments.harness.seating import GameSlot
 
 
 def test_partner_specs_split_only_between_agents():

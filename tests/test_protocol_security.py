@@ -25,7 +25,7 @@ from slagwerk.agents.protocol import Defaults, Limits, handle, hello
 from slagwerk.agents.registry import load_parameter_sets, resolve_spec_files
 from slagwerk.cli import build_parser, main
 from slagwerk.engine import GAME_NAMES, SlagwerkError, make_game
-from slagwerk.engine.errors import SpecError
+from slagwerk.errors import SpecError
 
 STATE = positions("coins", 1, seed=5)[0]
 TUNED = {"agent": "ismcts", "params": {"c": 0.42, "iterations": 7}}
@@ -240,7 +240,7 @@ def test_the_cap_options_reach_the_limits():
     args = build_parser().parse_args(["serve", "--max-iterations", "7", "--max-nodes", "9",
                                       "--max-worlds", "3"])
     assert (args.max_iterations, args.max_nodes, args.max_worlds) == (7, 9, 3)
-    from slagwerk.commands.bot import limits_from_args
+    from slagwerk.cli.bot import limits_from_args
 
     args = build_parser().parse_args(["bot", "--max-iterations", "7", "--max-nodes", "9",
                                       "--max-worlds", "3"])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from slagwerk.experiments.ratings import (
+from slagwerk.experiments.harness.ratings import (
     ELO_PER_NAT,
     Groups,
     fit_bradley_terry,
@@ -15,7 +15,7 @@ from slagwerk.experiments.ratings import (
     pair_outcomes,
     rate,
 )
-from slagwerk.experiments.seating import tables_for
+from slagwerk.experiments.harness.seating import tables_for
 
 TRUE_ELO = np.array([1300.0, 1450.0, 1550.0, 1700.0])  # mean 1500, the ratings' anchor
 LABELS = ["d", "c", "b", "a"]

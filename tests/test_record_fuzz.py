@@ -525,7 +525,7 @@ def test_replay_json_with_good_and_bad_files(tmp_path):
     files = bad_files(tmp_path)
     good = EXAMPLES / "kozel-1001.json"
     bad = [files["null action"], files["latin-1"], files["dealer true"]]
-    run = subprocess.run([sys.executable, "-m", "slagwerk.cli", "replay", "--json", str(bad[0]), str(good),
+    run = subprocess.run([sys.executable, "-m", "slagwerk", "replay", "--json", str(bad[0]), str(good),
                           str(bad[1]), str(bad[2])], capture_output=True, text=True)
     assert run.returncode == 1 and "Traceback" not in run.stderr and run.stderr == ""
     lines = [json.loads(line) for line in run.stdout.splitlines()]
@@ -539,7 +539,7 @@ def test_replay_json_with_good_and_bad_files(tmp_path):
 def test_view_in_a_subprocess_exits_non_zero_without_a_traceback(tmp_path):
     files = bad_files(tmp_path)
     argv = ["view", str(files["deep"]), "--seat", "1"]
-    run = subprocess.run([sys.executable, "-m", "slagwerk.cli", *argv], capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-m", "slagwerk", *argv], capture_output=True, text=True)
     assert run.returncode == 2 and run.stdout == "" and "Traceback" not in run.stderr
     assert run.stderr == f"error: {files['deep']}: not a record: its JSON is nested too deeply\n"
 
@@ -550,7 +550,7 @@ def test_view_in_a_subprocess_exits_non_zero_without_a_traceback(tmp_path):
 @pytest.fixture
 def no_match(monkeypatch):
     """Playing is an error: a refused --record must stop before the first deal."""
-    from slagwerk.commands import play
+    from slagwerk.cli import play
 
     def refuse(*args, **kwargs):
         raise AssertionError("the match was played")

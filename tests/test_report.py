@@ -8,9 +8,9 @@ import pytest
 from test_experiments import assert_real_image
 
 from slagwerk.cli import main
-from slagwerk.experiments.ratings import groups_from_lines
-from slagwerk.experiments.report import convergence, load_tournament
-from slagwerk.experiments.results import REPORT_MD, REPORT_PLOTS
+from slagwerk.experiments.harness.ratings import groups_from_lines
+from slagwerk.experiments.harness.report import convergence, load_tournament
+from slagwerk.experiments.harness.results import REPORT_MD, REPORT_PLOTS
 
 AGENTS = ["random", "heuristic", "ismcts:iterations=8,label=ismcts-8"]
 
@@ -210,7 +210,7 @@ def test_a_rating_outside_its_bootstrap_interval_still_plots(tmp_path, capsys):
     """A percentile interval of few resamples need not contain the estimate
     (here seed 2 of 4 deals, 10 resamples: 'random' 1244 in [1249, 1382]);
     the plot draws that arm as 0 instead of failing the whole report."""
-    from slagwerk.experiments.plots import interval_arms
+    from slagwerk.experiments.harness.plots import interval_arms
 
     below, above = interval_arms([1244.2, 1500.0], [1248.7, 1400.0], [1381.5, 1600.0])
     assert below.tolist() == [0.0, 100.0] and [round(a, 1) for a in above] == [137.3, 100.0]

@@ -12,9 +12,9 @@ import pytest
 
 from slagwerk import __version__, safe_files
 from slagwerk.cli import main
-from slagwerk.experiments.results import FaultLog, ResultsFolder
-from slagwerk.experiments.runner import ExperimentError
-from slagwerk.experiments.tournament import TournamentConfig, run_tournament
+from slagwerk.experiments.harness.results import FaultLog, ResultsFolder
+from slagwerk.experiments.harness.runner import ExperimentError
+from slagwerk.experiments.harness.tournament import TournamentConfig, run_tournament
 from slagwerk.experiments.tuning import TuneConfig, run_tuning
 from slagwerk.safe_files import AppendLog, SafeFileError
 
@@ -148,8 +148,8 @@ def test_force_clears_an_earlier_run_of_any_kind_and_keeps_foreign_files(tmp_pat
 def test_the_list_of_run_files_covers_every_kind_of_run():
     """--force knows every file a run writes, also of the kinds defined in modules that
     import the results folder's (curve experiments, tuning runs, the belief experiment)."""
-    from slagwerk.experiments import belief_accuracy, budget  # noqa: F401
-    from slagwerk.experiments.results import _folder_kinds, run_files
+    from slagwerk.experiments.harness.results import _folder_kinds, run_files
+    from slagwerk.experiments.studies import belief_accuracy, budget  # noqa: F401
     from slagwerk.experiments.tuning import folder  # noqa: F401
 
     kinds = _folder_kinds()

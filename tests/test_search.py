@@ -16,7 +16,7 @@ from slagwerk.agents.search_agents import ISMCTSAgent
 from slagwerk.engine import GAME_NAMES, SlagwerkError, contract, dispatch, make_game
 from slagwerk.engine.bits import derive_seed, make_rng
 from slagwerk.engine.coins import kernels as CK
-from slagwerk.engine.errors import InvalidViewError, SpecError
+from slagwerk.errors import InvalidViewError, SpecError
 from slagwerk.search import tree as T
 from slagwerk.search.ismcts import ismcts
 from slagwerk.search.pimc import pimc, uct

@@ -1,11 +1,11 @@
 """Search strength with small budgets, seeded, with comfortable margins.
 
 Whole matches in duplicate groups (the same deals in every seat rotation,
-:func:`slagwerk.experiments.tournament.evaluate`); the score is the mean
+:func:`slagwerk.experiments.harness.tournament.evaluate`); the score is the mean
 match outcome of the candidate's seats. An agent no better than its
 opponents scores about 1/3 in Coins, 1/2 in the team games (Kozel,
 Aluette) and about 3/4 in four-player Koetsieren (only the highest total
-loses). The larger comparison is ``experiments/search_strength.py``.
+loses). The larger comparison is ``experiments/studies/search_strength.py``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from slagwerk.engine import GAME_NAMES
-from slagwerk.experiments.tournament import evaluate
+from slagwerk.experiments.harness.tournament import evaluate
 
 AGAINST_RANDOM = {"coins": 0.75, "koetsieren": 0.95, "kozel": 0.8, "aluette": 0.75}
 """Least score of ismcts:iterations=200 against random (equal strength: 1/3, 3/4, 1/2, 1/2)."""

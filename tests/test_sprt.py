@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.special import xlogy
 
-from slagwerk.experiments.runner import ExperimentError
-from slagwerk.experiments.sprt import (
+from slagwerk.experiments.harness.runner import ExperimentError
+from slagwerk.experiments.harness.sprt import (
     _max_log_likelihood,
     bounds,
     estimate,

@@ -13,10 +13,10 @@ import pytest
 from slagwerk.agents import Agent, Decision
 from slagwerk.agents.registry import AGENTS, register
 from slagwerk.cli import main
-from slagwerk.engine.errors import OptionError, SpecError
-from slagwerk.experiments.results import ResultsFolder
-from slagwerk.experiments.runner import ExperimentError
-from slagwerk.experiments.tournament import TournamentConfig, evaluate, run_tournament
+from slagwerk.errors import OptionError, SpecError
+from slagwerk.experiments.harness.results import ResultsFolder
+from slagwerk.experiments.harness.runner import ExperimentError
+from slagwerk.experiments.harness.tournament import TournamentConfig, evaluate, run_tournament
 
 SMALL = TournamentConfig("coins", ("random", "heuristic"), deals=6, seed=4, bootstrap=50)
 

@@ -8,9 +8,9 @@ from itertools import permutations
 import pytest
 
 from slagwerk.engine import GAME_NAMES, make_game
-from slagwerk.engine.errors import SpecError
-from slagwerk.experiments.runner import GameSetup, play_game
-from slagwerk.experiments.seating import rotations, schedule, tables_for
+from slagwerk.errors import SpecError
+from slagwerk.experiments.harness.runner import GameSetup, play_game
+from slagwerk.experiments.harness.seating import rotations, schedule, tables_for
 
 
 @pytest.mark.parametrize(
@@ -130,4 +130,4 @@ def test_doctests(module):
     import doctest
     import importlib
 
-    assert doctest.testmod(importlib.import_module(f"slagwerk.experiments.{module}")).failed == 0
+    assert doctest.testmod(importlib.import_module(f"slagwerk.experiments.harness.{module}")).failed == 0

@@ -17,9 +17,9 @@ from slagwerk.cli import main
 from slagwerk.engine import GAME_NAMES, GAMES, make_game, registry
 from slagwerk.engine.bits import make_rng
 from slagwerk.engine.conformance import check_game
-from slagwerk.engine.errors import OptionError
 from slagwerk.engine.records import record_of, replay
-from slagwerk.experiments.tournament import TournamentConfig, run_tournament
+from slagwerk.errors import OptionError
+from slagwerk.experiments.harness.tournament import TournamentConfig, run_tournament
 
 BUILT_IN = tuple(registry.GAME_PACKAGES)
 

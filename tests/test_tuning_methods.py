@@ -8,7 +8,7 @@ import importlib
 import numpy as np
 import pytest
 
-from slagwerk.engine.errors import SpecError
+from slagwerk.errors import SpecError
 from slagwerk.experiments.tuning import gp_maximize, parse_space, spsa_maximize
 from slagwerk.experiments.tuning.space import Dimension
 

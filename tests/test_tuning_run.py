@@ -10,8 +10,8 @@ from slagwerk.agents import make, parse_spec
 from slagwerk.agents.registry import resolve_spec_files
 from slagwerk.cli import main
 from slagwerk.engine import make_game
-from slagwerk.engine.errors import SlagwerkError, SpecError
-from slagwerk.experiments.runner import ExperimentError
+from slagwerk.errors import SlagwerkError, SpecError
+from slagwerk.experiments.harness.runner import ExperimentError
 from slagwerk.experiments.tuning import TuneConfig, format_report, run_tuning
 
 # A search agent small enough that a whole tuning run takes seconds.

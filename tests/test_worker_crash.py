@@ -1,6 +1,6 @@
 """A worker that dies (a segfault, SIGKILL) costs the game it was playing a
 forfeit by the agent to move; the run goes on, and a resumed run never plays
-that game again (experiments/runner.py ``run_games``)."""
+that game again (experiments/harness/runner.py ``run_games``)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 
 from slagwerk.engine import make_game
-from slagwerk.experiments.runner import GameSetup, run_games
-from slagwerk.experiments.seating import schedule, tables_for
+from slagwerk.experiments.harness.runner import GameSetup, run_games
+from slagwerk.experiments.harness.seating import schedule, tables_for
 
 
 def _setup(crasher: str) -> tuple[GameSetup, list]:
@@ -41,7 +41,7 @@ def test_a_dying_worker_costs_its_game_a_forfeit_and_the_run_goes_on(crasher, ca
 
 
 def test_a_tournament_with_a_crashing_agent_completes_and_resumes_without_replaying(tmp_path):
-    from slagwerk.experiments.tournament import TournamentConfig, run_tournament
+    from slagwerk.experiments.harness.tournament import TournamentConfig, run_tournament
 
     config = TournamentConfig("koetsieren", ("random", "heuristic", "test-sigkill"), deals=3, seed=2,
                               options=(("players", 2),), bootstrap=20)
@@ -59,7 +59,7 @@ def test_a_tournament_with_a_crashing_agent_completes_and_resumes_without_replay
 
 def test_an_agent_stuck_in_native_code_past_the_move_time_is_ended_and_forfeits():
     """The move-time alarm cannot reach native code that never returns; the
-    worker's watchdog ends it and the game is a forfeit (experiments/runner.py
+    worker's watchdog ends it and the game is a forfeit (experiments/harness/runner.py
     ``OVERRUN_FACTOR``)."""
     setup, slots = _setup("test-spin")
     setup = replace(setup, move_time=0.5)
@@ -73,7 +73,7 @@ def test_the_watchdog_is_armed_once_a_game_not_once_a_move(monkeypatch, tmp_path
     """Arming faulthandler's watchdog starts a thread: a worker arms it for twice
     the overrun bound, arms it again only when less than one bound is left, and
     cancels it when the game ends, so that an idle worker is never ended."""
-    from slagwerk.experiments import runner
+    from slagwerk.experiments.harness import runner
 
     calls = []
     monkeypatch.setattr(runner.faulthandler, "dump_traceback_later",

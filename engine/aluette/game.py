@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import InvalidViewError, brief
 from ..cards import ALUETTE_DECK
-from ..errors import InvalidViewError, brief
 from ..game import DealLog, Game, State
 from ..state import PHASE_DEAL_PENDING, PHASE_MATCH_OVER, PHASE_PLAY
 from ..views import (

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError, brief
 from ..cards import KOETSIEREN_DECK, UNKNOWN_CARD
-from ..errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError, brief
 from ..game import Game, State
 from ..state import (
     LAST_TRICK_WINNER,

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError, brief
 from ..bits import make_rng
 from ..cards import KOZEL_DECK, UNKNOWN_CARD
-from ..errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError, brief
 from ..game import Game, State
 from ..state import (
     LAST_TRICK_WINNER,

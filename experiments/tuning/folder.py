@@ -31,8 +31,8 @@ from __future__ import annotations
 import json
 
 from ...safe_files import AppendLog
-from ..results import FAULTS_LOG, ExperimentFolder
-from ..runner import ExperimentError
+from ..harness.results import FAULTS_LOG, ExperimentFolder
+from ..harness.runner import ExperimentError
 
 EVALUATIONS = "evaluations.jsonl"
 SUMMARY = "summary.json"

@@ -1,12 +1,12 @@
 """A tuning run: optimise an agent's parameters on duplicate deals, then confirm by SPRT.
 
-The objective of a setting is :func:`~slagwerk.experiments.tournament.evaluate`:
+The objective of a setting is :func:`~slagwerk.experiments.harness.tournament.evaluate`:
 the agent's mean normalised reward over ``groups`` duplicate groups against
 the opponent pool. SPSA (:mod:`.spsa`) tunes continuous parameters, the
 Gaussian-process search (:mod:`.gp`) a few integer ones. Every evaluation is
 appended to the results folder as it finishes (:mod:`.folder`); the
 recommendation is written to ``best.json`` and then played against the
-agent's defaults with :func:`~slagwerk.experiments.sprt.run_sprt`.
+agent's defaults with :func:`~slagwerk.experiments.harness.sprt.run_sprt`.
 
 >>> config = TuneConfig("coins", "ismcts", ("c=0.1:3.0", "iterations=20"), ("heuristic",), budget=600)
 >>> plan = config.plan()
@@ -33,15 +33,15 @@ from ...agents.external import (
 )
 from ...agents.warmup import ensure_compiled
 from ...engine.bits import derive_seed
-from ...engine.errors import SpecError
+from ...errors import SpecError
 from ...safe_files import SafeFileError
-from .. import stored
-from ..defaults import MAX_ELO, MAX_GROUPS, MAX_TUNING_GAMES, default_results_folder
-from ..results import VERSION_KEY, FaultLog, run_id
-from ..runner import UNITS, ExperimentError, GameSetup, game_info, validate_setup
-from ..seating import schedule
-from ..sprt import SprtResult, check_parameters, run_sprt
-from ..tournament import candidate_tables, evaluate
+from ..harness import stored
+from ..harness.defaults import MAX_ELO, MAX_GROUPS, MAX_TUNING_GAMES, default_results_folder
+from ..harness.results import VERSION_KEY, FaultLog, run_id
+from ..harness.runner import UNITS, ExperimentError, GameSetup, game_info, validate_setup
+from ..harness.seating import schedule
+from ..harness.sprt import SprtResult, check_parameters, run_sprt
+from ..harness.tournament import candidate_tables, evaluate
 from . import folder as files
 from .folder import TuningFolder
 from .gp import MIN_EVALUATIONS as GP_MIN_EVALUATIONS

@@ -7,7 +7,7 @@ coordinates. Fixed parameters (``name=value``) are played as given.
 >>> space = parse_space("heuristic", [])
 Traceback (most recent call last):
 ...
-slagwerk.engine.errors.SpecError: nothing to tune: give at least one range like --param c=0.1:3.0
+slagwerk.errors.SpecError: nothing to tune: give at least one range like --param c=0.1:3.0
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 
 from ...agents.base import ParamSpec
 from ...agents.registry import agent_class
-from ...engine.errors import SpecError
+from ...errors import SpecError
 
 SIGNIFICANT_DIGITS = 4
 """Floats are played (and logged) rounded to this many significant digits."""

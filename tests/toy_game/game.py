@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from slagwerk.engine.cards import Deck
-from slagwerk.engine.errors import InvalidViewError
 from slagwerk.engine.game import Game, State
 from slagwerk.engine.state import PHASE_DEAL_PENDING, PHASE_MATCH_OVER, PHASE_PLAY
 from slagwerk.engine.views import (
@@ -21,6 +20,7 @@ from slagwerk.engine.views import (
     want_disjoint_cards,
     write_trick,
 )
+from slagwerk.errors import InvalidViewError
 
 from . import INFO
 from . import kernels as K

@@ -1,0 +1,180 @@
+"""``slagwerk bot``: the bot protocol on standard input and output (one JSON request per line)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..agents.protocol import Defaults, Limits, check_settings, handle, warm_up
+from ..agents.registry import load_parameter_sets, resolve_spec_files
+from ..agents.stdio import serve_lines
+from ..agents.workers import WorkerPool, bot_command
+from ..engine import GAME_NAMES, GAMES
+from ..errors import OptionError
+from .options import (
+    MAX_ITERATIONS,
+    MAX_MILLISECONDS,
+    MAX_NODES,
+    MAX_REQUEST_BYTES,
+    MAX_WORLDS,
+    add_agent_source_options,
+    load_agent_sources,
+    number_in,
+)
+
+DEFAULT_TIME_LIMIT_MS = 30_000
+"""``slagwerk bot``'s hard time limit per ``act`` request unless ``--time-limit-ms`` says otherwise."""
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "bot", help="answer bot requests: one JSON object per line on stdin and stdout",
+        description="Serve the bot protocol (docs/protocol.md) on standard input and output: "
+        "each line is a request (hello, act, warm, quit), each answer one line carrying the request's id. "
+        "The bot keeps no state between requests.",
+    )
+    parser.add_argument("--game", help="game of 'act' requests that name none")
+    parser.add_argument("--agent", metavar="SPEC",
+                        help="agent of 'act' requests that name none (AGENT:@FILE loads its parameters "
+                        "from FILE here, once)")
+    add_limit_options(parser)
+    add_server_options(parser)
+    parser.add_argument("--time-limit-ms", type=number_in(int, 0, MAX_MILLISECONDS),
+                        default=DEFAULT_TIME_LIMIT_MS, metavar="MS",
+                        help="hard limit per act request: agents run in a worker process, which is "
+                        "stopped and replaced when a request overruns (the answer is an error); "
+                        "time_ms budgets may use 80%% of it; 0 runs agents in this process with no "
+                        f"hard limit (default {DEFAULT_TIME_LIMIT_MS})")
+    parser.add_argument("--warm", nargs="*", choices=GAME_NAMES, metavar="GAME",
+                        help="load the compiled code of these games' agents (no GAME: every game) "
+                        "before reading requests")
+    add_agent_source_options(parser, bots=False)
+    # A worker of `serve` or of a time-limited `bot` gets its parent's parameter sets as values.
+    parser.add_argument("--parameter-sets-json", help=argparse.SUPPRESS)
+    parser.set_defaults(run=run)
+
+
+def add_limit_options(parser, time_help: str = "the largest time_ms budget a request may ask for") -> None:
+    default = Limits()
+    parser.add_argument("--max-request-bytes", type=number_in(int, 2, MAX_REQUEST_BYTES),
+                        default=default.max_request_bytes, metavar="N",
+                        help=f"longest request accepted (default {default.max_request_bytes})")
+    # None: not given (bot says so only when a flag the user gave is lowered)
+    parser.add_argument("--max-time-ms", type=number_in(int, 1, MAX_MILLISECONDS), default=None, metavar="MS",
+                        help=f"{time_help} (default {default.max_time_ms})")
+    add_cap_options(parser)
+
+
+def add_cap_options(parser) -> None:
+    """The caps on what one request may ask for (``bot`` and ``serve``)."""
+    default = Limits()
+    parser.add_argument("--max-iterations", type=number_in(int, 1, MAX_ITERATIONS),
+                        default=default.max_iterations, metavar="N",
+                        help="most search iterations a request may ask for (pimc: worlds x "
+                        f"iterations_per_world) (default {default.max_iterations})")
+    parser.add_argument("--max-nodes", type=number_in(int, 2, MAX_NODES),
+                        default=default.max_nodes, metavar="N",
+                        help="largest search tree (node_cap) a request may ask for, 64 bytes a node "
+                        f"(default {default.max_nodes})")
+    parser.add_argument("--max-worlds", type=number_in(int, 1, MAX_WORLDS),
+                        default=default.max_worlds, metavar="N",
+                        help=f"most pimc worlds a request may ask for (default {default.max_worlds})")
+
+
+def add_server_options(parser) -> None:
+    parser.add_argument("--params", action="append", default=[], metavar="NAME=FILE",
+                        help="load a parameter file (a tuning run's best.json) at start as the parameter "
+                        "set NAME, which requests name as AGENT:params=NAME (repeatable)")
+
+
+def wanted_max_time_ms(args) -> int:
+    """``--max-time-ms``, or its default when it was not given."""
+    return Limits().max_time_ms if args.max_time_ms is None else args.max_time_ms
+
+
+def limits_from_args(args, max_time_ms: int | None = None) -> Limits:
+    """The limits of the command line (``max_time_ms`` replaces ``--max-time-ms``)."""
+    if max_time_ms is None:
+        max_time_ms = wanted_max_time_ms(args)
+    return Limits(max_request_bytes=args.max_request_bytes, max_time_ms=max_time_ms,
+                  max_iterations=args.max_iterations, max_nodes=args.max_nodes,
+                  max_worlds=args.max_worlds)
+
+
+def defaults_from_args(args, limits: Limits) -> Defaults:
+    """The default game and agent and the parameter sets, files read once, checked
+    against ``limits``: values from here on, never paths."""
+    defaults = read_defaults(args)
+    check_settings(limits, defaults)
+    return defaults
+
+
+def read_defaults(args) -> Defaults:
+    """:func:`defaults_from_args` without the check (which loads a game's kernels)."""
+    from ..agents.plugins import load_entry_points
+
+    load_entry_points()  # installed plugins' agents answer requests too (bot and serve)
+    if getattr(args, "parameter_sets_json", None):
+        sets = {name: (agent, dict(params))
+                for name, (agent, params) in json.loads(args.parameter_sets_json).items()}
+    else:
+        sets = load_parameter_sets(args.params)
+    if args.game is not None and args.game not in GAMES:
+        raise OptionError(f"--game {args.game!r} is not a game (games: {', '.join(GAMES)})")
+    agent = resolve_spec_files(args.agent) if args.agent else None
+    return Defaults(game=args.game, agent=agent, parameter_sets=sets)
+
+
+def run(args) -> int:
+    load_agent_sources(args)  # installed plugins and --plugin: their agents answer requests too
+    time_limit_ms = args.time_limit_ms
+    if time_limit_ms != 0 and time_limit_ms < 10:
+        raise OptionError(f"--time-limit-ms must be at least 10 (or 0: no limit), not {time_limit_ms}")
+    if time_limit_ms:
+        cap = max(1, time_limit_ms * 4 // 5)  # a search must end well inside the hard limit
+        if args.max_time_ms is not None and args.max_time_ms > cap:
+            print(f"slagwerk bot: --max-time-ms {args.max_time_ms} lowered to {cap}, 80% of "
+                  f"--time-limit-ms {time_limit_ms}", file=sys.stderr)
+        limits = limits_from_args(args, min(wanted_max_time_ms(args), cap))
+    else:
+        limits = limits_from_args(args)
+    if time_limit_ms:  # agents run in a worker: this process loads no kernels unless it must check
+        defaults = read_defaults(args)
+        if defaults.agent or defaults.parameter_sets:  # a bad setting is said here, before a worker starts
+            check_settings(limits, defaults)
+    else:
+        defaults = defaults_from_args(args, limits)
+    answers = sys.stdout
+    # Answers own standard output: anything else printed (by an agent, say) goes to stderr.
+    sys.stdout = sys.stderr
+    try:
+        if time_limit_ms:
+            return _serve_with_time_limit(time_limit_ms, limits, defaults, answers)
+        if args.warm is not None:
+            warm_up(limits, args.warm)
+        return serve_lines(sys.stdin.buffer, answers, limits, defaults)
+    finally:
+        sys.stdout = answers
+
+
+def _serve_with_time_limit(time_limit_ms: int, limits: Limits, defaults: Defaults, answers) -> int:
+    """Relay ``act`` and ``warm`` requests to a worker process that is killed if it overruns."""
+    from ..agents.plugins import loaded_plugins
+
+    argv = bot_command(limits, defaults) + [f"--plugin={module}" for module in loaded_plugins()]
+    pool = WorkerPool(argv, 1, time_limit_ms, default_game=defaults.game)
+
+    def handler(request):
+        kind = request.get("type") if isinstance(request, dict) else None
+        if kind in ("act", "warm"):
+            return pool.ask(request, wait_s=pool.startup_timeout)[1]
+        answer = handle(request, limits, defaults)
+        if kind == "hello" and "error" not in answer:
+            answer["time_limit_ms"] = time_limit_ms
+        return answer
+
+    try:
+        return serve_lines(sys.stdin.buffer, answers, limits, defaults, handler)
+    finally:
+        pool.close()

@@ -1,0 +1,301 @@
+"""Command-line helpers shared by subcommands: game options and agent specs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..engine import make_game
+from ..engine.registry import game_infos
+from ..engine.seeds import SEED_RANGE, is_seed
+from ..errors import AgentUnavailable, OptionError, SpecError
+
+
+def add_game_options(parser: argparse.ArgumentParser) -> None:
+    """``--option key=value`` (repeatable) plus the shortcut flags the games
+    declare for their options (``--players``, ``--target``, ...)."""
+    parser.add_argument(
+        "--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+        help="a game option, e.g. target=15 (repeatable)",
+    )
+    for flag, (key, users) in _option_flags().items():
+        doc = users[0][1].doc
+        where = ", ".join(f"{name} {spec.low}..{spec.high}" for name, spec in users)
+        parser.add_argument(flag, dest=key, type=int, help=f"{doc} ({where})")
+
+
+def _option_flags() -> dict[str, tuple[str, list]]:
+    """Every shortcut flag: the option it sets and the games (with specs) that have it."""
+    flags: dict[str, tuple[str, list]] = {}
+    for info in game_infos():
+        for key, spec in info.options.items():
+            if spec.flag:
+                flags.setdefault(spec.flag, (key, []))[1].append((info.name, spec))
+    return flags
+
+
+def game_from_args(name: str, args: argparse.Namespace):
+    """The game named ``name`` with the options given on the command line."""
+    options: dict[str, int] = {}
+    for item in args.option:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise OptionError(f"--option {item!r} is not KEY=VALUE")
+        try:
+            number = int(value)
+        except ValueError:
+            raise OptionError(f"--option {item!r}: {value!r} is not an integer") from None
+        _set_once(options, key.strip(), number, f"--option {item}")
+    for flag, (key, _) in _option_flags().items():
+        value = getattr(args, key, None)
+        if value is not None:
+            _set_once(options, key, value, f"{flag} {value}")
+    return make_game(name, **options)
+
+
+def _set_once(options: dict, key: str, value: int, given: str) -> None:
+    """Set a game option, refusing a second, different value for it."""
+    if options.get(key, value) != value:
+        raise OptionError(f"{given}: the option {key} is already {options[key]} on this command line")
+    options[key] = value
+
+
+DEFAULT_SEED = 1
+DEFAULT_UNIT = "deal"
+
+
+def add_run_options(parser: argparse.ArgumentParser, move_time: float = 0.0, *,
+                    resumable: bool = False) -> None:
+    """What every experiment command shares: seed, unit, workers and the
+    per-move time limit (``move_time`` 0 means none).
+
+    ``resumable``: the command continues runs with ``--resume``, so --seed,
+    --unit and --move-time default to ``None`` (given or not can be told
+    apart) and the command applies :data:`DEFAULT_SEED`, :data:`DEFAULT_UNIT`
+    and ``move_time`` itself.
+    """
+    parser.add_argument("--seed", type=seed_value, default=None if resumable else DEFAULT_SEED,
+                        help=f"seed (default {DEFAULT_SEED})")
+    parser.add_argument("--unit", choices=("deal", "match"), default=None if resumable else DEFAULT_UNIT,
+                        help="a game is one deal scored by its normalised deal score (default), "
+                        "or a whole match scored by its outcome")
+    parser.add_argument("--jobs", type=jobs_value, default=-1,
+                        help="worker processes (default: all cores; 1 plays in this process)")
+    parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                        help="local worker processes (default; forked on Linux) or a Dask cluster")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="Dask scheduler address for --backend dask (default: a local cluster)")
+    parser.add_argument("--move-time", type=number_in(float, 0, MAX_SECONDS, unit=" seconds"),
+                        default=None if resumable else move_time,
+                        metavar="SECONDS",
+                        help="per-move time limit; slower moves forfeit; 0: no limit "
+                        f"(default {f'{move_time:g}' if move_time else 'none'})")
+
+
+def add_game_time_option(parser: argparse.ArgumentParser, *, whole_match: bool = False) -> None:
+    """``--game-time``: each seat's clock for a whole game (``None`` when not given);
+    ``whole_match`` for a command that always plays whole matches (``play``)."""
+    game = "the match" if whole_match else "a game (a deal, or a match with --unit match)"
+    parser.add_argument("--game-time", type=number_in(float, 0, MAX_SECONDS, above=True, unit=" seconds"),
+                        default=None, metavar="SECONDS",
+                        help=f"each seat's total thinking time for {game}, like a chess clock; a "
+                        "seat whose clock runs out forfeits (default: no clock; --move-time still "
+                        "bounds each move)")
+
+
+def refuse_conflict(flag: str, stored, given, folder) -> None:
+    """With ``--resume``, a setting given again must agree with the one stored in ``folder``.
+
+    :raises OptionError: naming the flag, the folder's value and the given value.
+    """
+    if given != stored:
+        if isinstance(given, bool):  # an on/off flag: say which way the run was started
+            what = f"{flag} conflicts with the run in {str(folder)!r}, started " + \
+                ("without it" if given else "with it")
+        else:
+            what = f"{flag} {_shown(given)} conflicts with {_shown(stored)} stored in {str(folder)!r}"
+        raise OptionError(f"{what}: --resume continues a run with its own settings (drop {flag}, or start a "
+                          f"new run)")
+
+
+def _shown(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value) or "(none)"
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in sorted(value.items())) or "(none)"
+    return "none" if value is None else str(value)
+
+
+def add_agent_source_options(parser: argparse.ArgumentParser, bots: bool = True) -> None:
+    """``--plugin MODULE`` and (``bots``) ``--bot NAME=COMMAND``: agents from outside slagwerk
+    (docs/protocol.md, "Writing a bot")."""
+    if bots:
+        parser.add_argument(
+            "--bot", action="append", default=[], metavar="NAME=COMMAND",
+            help="an external bot speaking the bot protocol, usable as agent NAME: COMMAND is "
+            "started (split as a shell would, never run by one) and talks JSON lines on its stdin "
+            "and stdout; NAME=http://HOST:PORT for a bot served over HTTP; NAME/AGENT=... picks "
+            "the bot's agent AGENT (repeatable)")
+    parser.add_argument(
+        "--plugin", action="append", default=[], metavar="MODULE",
+        help="import a Python module (a name, or a .py file) that registers agents (repeatable); "
+        "installed plugins (entry points 'slagwerk.agents') are found without it")
+
+
+def agent_source_words(args: argparse.Namespace) -> str:
+    """This run's ``--bot`` and ``--plugin`` options as shell words, to repeat in a follow-up
+    command printed for the user ("" without any): results folders never keep them."""
+    import shlex
+
+    words = []
+    for option in ("bot", "plugin"):
+        for value in getattr(args, option, None) or ():
+            words += [f"--{option}", value]
+    return "".join(" " + shlex.quote(word) for word in words)
+
+
+def say_how_to_continue(stop: BaseException, command: str, folder, args=None, saved: str = "game") -> None:
+    """A run of ``slagwerk COMMAND`` into ``folder`` was stopped by Ctrl-C or by an agent
+    that can no longer play (:class:`AgentUnavailable`, e.g. a bot that cannot be reached):
+    say how to continue it, with ``args``' ``--bot`` and ``--plugin`` options, at once or
+    (for the latter) under the error line the command line prints."""
+    import shlex
+    from pathlib import Path
+
+    from ..experiments.harness.results import CONFIG
+
+    root = Path(folder)
+    if (root / CONFIG).is_file() or any(root.glob(f"*/{CONFIG}")):  # a run began there
+        hint = (f"every finished {saved} is saved; continue with: slagwerk {command} --resume "
+                f"{shlex.quote(str(folder))}{agent_source_words(args) if args is not None else ''}")
+    else:
+        hint = "nothing was saved yet: give the same command again"
+    if isinstance(stop, AgentUnavailable):
+        stop.hint = hint
+    else:
+        print(f"\n{hint}", file=sys.stderr)
+
+
+def load_agent_sources(args: argparse.Namespace, move_time: float | None = None) -> None:
+    """Register the agents of installed plugins, ``--plugin`` and ``--bot`` (each bot is
+    asked for its ``hello`` now), before any spec is checked. ``move_time``: the
+    per-move limit, from which a bot's answer gets a backstop timeout."""
+    from ..agents.external import register_bots
+    from ..agents.plugins import load_entry_points, load_plugins
+    from ..experiments.harness.runner import OVERRUN_GRACE, WARM_UP_FACTOR
+
+    load_entry_points()
+    load_plugins(getattr(args, "plugin", ()))
+    timeout = WARM_UP_FACTOR * move_time + OVERRUN_GRACE if move_time else None
+    register_bots(getattr(args, "bot", ()), timeout=timeout)
+
+
+def stored_move_time(folder_class, path) -> float | None:
+    """The per-move limit stored in the results folder ``path`` (a ``folder_class`` run): on
+    ``--resume`` it, not the command line's default, sets the bots' backstop timeout."""
+    from ..experiments.harness.stored import number, stored_value
+
+    folder = folder_class.open(path)
+    return stored_value(folder.config(), "move_time", number(positive=True, none=True), folder.config_path)
+
+
+def seat_specs(game, human: int | None, specs: list[str] | None) -> list[str | None]:
+    """The agent spec of every seat of ``game``, ``None`` for the ``human`` seat.
+
+    One spec fills every agent's seat (default ``heuristic``); otherwise one per
+    seat, or, with a human, one per other seat in seat order (a spec given for
+    the human's own seat is then not used). ``@FILE`` is read here, once.
+    """
+    from ..agents.registry import resolve_spec_files
+
+    n = game.n_players
+    if human is not None and not 0 <= human < n:
+        raise OptionError(f"--human {human} is not a seat of this {game.name} match (0..{n - 1})")
+    for spec in specs or ():
+        if "+" in spec.split(":", 1)[0]:
+            raise SpecError(f"{spec!r}: play takes an agent spec per seat (partners sit in seats 0 and 2, "
+                            f"1 and 3); a partnership A+B is for tournaments, SPRTs and tuning")
+    specs = [resolve_spec_files(spec, game.name) for spec in specs or ["heuristic"]]
+    others = n - (human is not None)
+    if len(specs) == 1:
+        specs = specs * n
+    elif human is not None and len(specs) == others:
+        specs = specs[:human] + [None] + specs[human:]
+    elif len(specs) != n:
+        allowed = "one agent spec or one per seat"
+        if human is not None:
+            allowed += f" or one per other seat ({others})"
+        raise SpecError(f"{game.name} with these options has {n} seats: give {allowed}, not {len(specs)}")
+    if human is not None:
+        specs[human] = None
+    return specs
+
+
+def seed_value(text: str) -> int:
+    """An argparse type: a seed, :data:`~slagwerk.engine.seeds.SEED_RANGE`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not is_seed(value):
+        raise argparse.ArgumentTypeError(f"a seed is {SEED_RANGE}, not {value}")
+    return value
+
+
+# Upper bounds of numeric options: far beyond any real run, and below what the
+# operating system's timers, C integers or memory would fail on (the sizes of a
+# run itself are checked with its settings: experiments/harness/defaults.py).
+MAX_SECONDS = 7 * 86400
+"""A week: the longest time limit, clock or timeout an option takes."""
+MAX_MILLISECONDS = MAX_SECONDS * 1000
+MAX_JOBS = 1024
+MAX_REQUEST_BYTES = 1 << 30
+MAX_ITERATIONS = 10**12
+MAX_NODES = 1 << 30
+MAX_WORLDS = 10**7
+MAX_WORKERS = 256
+
+
+def number_in(kind: type, low, high, *, above: bool = False, unit: str = ""):
+    """An argparse type: an ``int`` or finite ``float`` from ``low`` (excluded when
+    ``above``) to ``high``, so that a bad value stops the command before it starts.
+
+    >>> number_in(int, 1, 10)("3"), number_in(float, 0, 5, above=True)("0.5")
+    (3, 0.5)
+    """
+    noun = "an integer" if kind is int else "a number"
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {noun}: {text!r}") from None
+        if not (low < value if above else low <= value) or not value <= high:  # NaN fails both
+            span = f"above {_plain(low)} and at most {_plain(high)}" if above else \
+                f"from {_plain(low)} to {_plain(high)}"
+            raise argparse.ArgumentTypeError(f"must be {noun} {span}{unit}, not {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _plain(number) -> str:
+    """A bound as people write it: ``604800``, ``0.5``."""
+    return str(int(number)) if float(number).is_integer() else f"{number:g}"
+
+
+def nonempty(text: str) -> str:
+    """An argparse type: a path or list that is not empty (an empty one would quietly
+    mean the default, or nothing)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a value, not an empty text")
+    return text
+
+
+def jobs_value(text: str) -> int:
+    """An argparse type: worker processes, -1 (every core) or 1..:data:`MAX_JOBS`."""
+    value = number_in(int, -1, MAX_JOBS)(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be -1 (every core) or 1 or more, not 0")
+    return value

@@ -1,0 +1,266 @@
+"""``slagwerk tournament``: rank agents on duplicate deals; with no arguments, the main job.
+
+With no arguments it plays a short tournament in every game among the
+built-in agents (random, heuristic, and the search agents with small
+budgets) and prints one ranking table per game.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..engine import GAME_NAMES
+from ..errors import AgentUnavailable, OptionError
+from .options import (
+    DEFAULT_SEED,
+    DEFAULT_UNIT,
+    add_agent_source_options,
+    add_game_options,
+    add_game_time_option,
+    add_run_options,
+    game_from_args,
+    load_agent_sources,
+    nonempty,
+    refuse_conflict,
+    say_how_to_continue,
+    stored_move_time,
+)
+
+MAIN_JOB_DEALS = 100
+"""Duplicate groups per game in the no-argument main job (a few minutes on two cores)."""
+
+
+def add_parser(subparsers) -> None:
+    from ..experiments.harness.defaults import (
+        DEFAULT_BOOTSTRAP,
+        DEFAULT_MOVE_TIME,
+        MIN_BOOTSTRAP,
+        RESULTS_ROOT,
+    )
+
+    parser = subparsers.add_parser(
+        "tournament", help="rank agents on duplicate deals (no arguments: every game, built-in agents)",
+        description="Play agents against each other on duplicate deals (each deal replayed in all "
+        "seat rotations, teams swapped) and rank them: Bradley-Terry/Plackett-Luce ratings on the "
+        "Elo scale with bootstrap 95% intervals, mean score per deal and head-to-head records. "
+        "Every finished game is appended to the results folder; --resume continues an "
+        "interrupted tournament. With no arguments: a short tournament in every game among the "
+        "built-in agents.",
+    )
+    parser.add_argument("--game", action="append", choices=GAME_NAMES,
+                        help="the game (repeatable; default: every game)")
+    parser.add_argument("--agents", nargs="+", metavar="SPEC",
+                        help="agent specs, e.g. random heuristic ismcts:iterations=2000,c=0.7 "
+                        "(label=... names one; default: the built-in agents); in Kozel and "
+                        "Aluette an agent plays as two partnered copies, or write A+B for "
+                        "a partnership of two different agents")
+    parser.add_argument("--deals", type=int, default=None,
+                        help=f"duplicate groups per game, each deal played in all its rotations "
+                        f"(default {MAIN_JOB_DEALS})")
+    parser.add_argument("--results", type=nonempty, metavar="DIR",
+                        help=f"results folder (default {RESULTS_ROOT}/<game or 'tournament'>-<time>)")
+    parser.add_argument("--resume", type=nonempty, metavar="DIR",
+                        help="continue the interrupted tournament in DIR with its stored settings "
+                        "(a setting given with it must agree with the stored one)")
+    parser.add_argument("--force", action="store_true",
+                        help="start over in a --results folder that is not empty (replacing an "
+                        "earlier run's config, games and summaries there)")
+    parser.add_argument("--records", action="store_true",
+                        help="keep every game's full record (docs/records.md) in the results")
+    parser.add_argument("--bootstrap", type=int, default=None,
+                        help=f"bootstrap resamples for the intervals (default {DEFAULT_BOOTSTRAP}, "
+                        f"at least {MIN_BOOTSTRAP})")
+    parser.add_argument("--json", action="store_true",
+                        help="print each game's final ranking as one JSON object per line")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_run_options(parser, move_time=DEFAULT_MOVE_TIME, resumable=True)
+    add_game_time_option(parser)
+    add_agent_source_options(parser)
+    add_game_options(parser)
+    parser.set_defaults(run=run)
+
+
+def default_agents(game) -> list[str]:
+    """The built-in agents for the main job: random, heuristic and, when registered,
+    ISMCTS and PIMC with budgets small enough for a few minutes in all games."""
+    from ..agents import AGENTS, make
+    from ..errors import SlagwerkError
+
+    wanted = ["random", "heuristic"]
+    if "ismcts" in AGENTS:
+        wanted.append("ismcts:iterations=1000,objective=deal,label=ismcts-1000")
+    if "pimc" in AGENTS:
+        wanted.append("pimc:worlds=20,iterations_per_world=50,objective=deal,label=pimc-20x50")
+    agents = []
+    for spec in wanted:
+        try:
+            make(spec, game, seed=0)
+        except SlagwerkError:  # a search agent's parameters changed: use its defaults
+            spec = spec.split(":")[0]
+            try:
+                make(spec, game, seed=0)
+            except SlagwerkError:
+                continue
+        agents.append(spec)
+    return agents
+
+
+def run(args) -> int:
+    from ..experiments.harness.defaults import DEFAULT_BOOTSTRAP, default_results_folder
+    from ..experiments.harness.results import ResultsFolder, claim_folder
+    from ..experiments.harness.tournament import TournamentConfig, run_tournament
+
+    common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
+                  progress=not args.quiet)
+    if args.jobs == 0 or args.jobs < -1:
+        raise OptionError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
+    if args.resume:
+        folders = _resume_folders(Path(args.resume), ResultsFolder)
+        _refuse_experiments(folders)
+        load_agent_sources(args, stored_move_time(ResultsFolder, folders[0]))  # before any spec is checked
+        _refuse_conflicting_flags(args, folders)
+        try:
+            results = [run_tournament(None, folder, resume=True, **common) for folder in folders]
+        except (KeyboardInterrupt, AgentUnavailable) as stop:
+            say_how_to_continue(stop, "tournament", args.resume, args)
+            raise
+        _report(results, args)
+        return 0
+
+    from ..agents.registry import resolve_spec_files
+
+    load_agent_sources(args, _move_time(args))  # plugins and --bot bots, before any spec is checked
+    games = list(dict.fromkeys(args.game or GAME_NAMES))
+    # @FILE items are read once, here: the run (and its config.json) holds values, never paths.
+    specs = tuple(resolve_spec_files(spec, games) for spec in args.agents) if args.agents else None
+    options_given = args.option or any(
+        getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
+    if options_given and len(games) != 1:
+        raise OptionError("game options (--option, --players, --target, --first-dealer) need one --game")
+    deals = MAIN_JOB_DEALS if args.deals is None else args.deals
+    configs = []
+    for name in games:
+        game = game_from_args(name, args)
+        agents = specs or tuple(default_agents(game))
+        config = TournamentConfig(
+            game=name, agents=agents, deals=deals, seed=_or(args.seed, DEFAULT_SEED),
+            options=tuple(sorted(game.options.items())) if options_given else (),
+            unit=_or(args.unit, DEFAULT_UNIT), move_time=_move_time(args),
+            game_time=args.game_time, records=args.records,
+            bootstrap=_or(args.bootstrap, DEFAULT_BOOTSTRAP),
+        )
+        config.validate()  # every spec and setting checked before any game runs
+        configs.append(config)
+
+    if args.results:
+        root = Path(args.results)
+    else:
+        root = default_results_folder(games[0] if len(games) == 1 else "tournament")
+    # Every game's folder exists before the first game is played, so that
+    # --resume ROOT finishes the games not yet started as well.
+    folders = [root if len(configs) == 1 else root / config.game for config in configs]
+    if len(configs) > 1:
+        claim_folder(root, ResultsFolder.KIND, force=args.force)
+    for config, folder in zip(configs, folders):
+        ResultsFolder.create(folder, config.to_json(), force=args.force)
+    results = []
+    try:
+        for folder in folders:
+            results.append(run_tournament(None, folder, resume=True, **common))
+    except (KeyboardInterrupt, AgentUnavailable) as stop:
+        say_how_to_continue(stop, "tournament", root, args)
+        raise
+    _report(results, args)
+    return 0
+
+
+def _or(value, default):
+    return default if value is None else value
+
+
+def _move_time(args) -> float | None:
+    from ..experiments.harness.defaults import DEFAULT_MOVE_TIME
+
+    move_time = _or(args.move_time, DEFAULT_MOVE_TIME)
+    return move_time if move_time > 0 else None
+
+
+def _refuse_experiments(folders: list[Path]) -> None:
+    """An experiment's folder is continued by its own command, which also writes its curve."""
+    import shlex
+
+    from ..experiments.harness.results import ResultsFolder
+    from ..experiments.studies.budget import EXPERIMENT_KEY
+
+    for folder in folders:
+        experiment = ResultsFolder.open(folder).config().get(EXPERIMENT_KEY)
+        if isinstance(experiment, dict) and isinstance(experiment.get("kind"), str):
+            raise OptionError(f"{str(folder)!r} holds a {experiment['kind']} experiment: continue it with "
+                              f"slagwerk experiment {experiment['kind']} --resume {shlex.quote(str(folder))}")
+
+
+def _refuse_conflicting_flags(args, folders: list[Path]) -> None:
+    """With --resume, every stored setting given again must agree with the folder's."""
+    from ..agents.registry import resolve_spec_files
+    from ..engine import make_game
+    from ..experiments.harness.results import ResultsFolder
+    from ..experiments.harness.tournament import TournamentConfig
+
+    if args.force:
+        raise OptionError("--force starts a tournament over; it cannot be combined with --resume")
+    configs = [TournamentConfig.from_json(opened.config(), opened.config_path)
+               for opened in map(ResultsFolder.open, folders)]
+    where = args.resume
+    if args.results is not None and Path(args.results).resolve() != Path(args.resume).resolve():
+        refuse_conflict("--results", args.resume, args.results, where)
+    if args.game:
+        refuse_conflict("--game", sorted(c.game for c in configs), sorted(set(args.game)), where)
+    options_given = args.option or any(
+        getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
+    for config in configs:
+        given = [("--deals", config.deals, args.deals), ("--seed", config.seed, args.seed),
+                 ("--unit", config.unit, args.unit), ("--bootstrap", config.bootstrap, args.bootstrap),
+                 ("--records", config.records, True if args.records else None),
+                 ("--move-time", config.move_time, None if args.move_time is None else _move_time(args)),
+                 ("--game-time", config.game_time, args.game_time),
+                 ("--agents", list(config.agents),
+                  None if args.agents is None else [resolve_spec_files(a, config.game) for a in args.agents])]
+        if options_given:
+            stored = make_game(config.game, **dict(config.options)).options
+            given.append(("--option/--players/--target/--first-dealer", stored,
+                          game_from_args(config.game, args).options))
+        for flag, stored_value, given_value in given:
+            if given_value is not None:
+                refuse_conflict(flag, stored_value, given_value, where)
+
+
+def _resume_folders(path: Path, folders) -> list[Path]:
+    from ..experiments.harness.runner import ExperimentError
+
+    if folders.holds_tournament(path):
+        return [path]
+    if path.is_dir():
+        inside = [path / name for name in GAME_NAMES if folders.holds_tournament(path / name)]
+        if inside:
+            return inside
+    raise ExperimentError(f"--resume {str(path)!r}: no tournament there (no config.json)")
+
+
+def _report(results, args) -> None:
+    from ..experiments.harness.report import write_report  # report.md and its plots in every folder
+
+    for result in results:
+        if result.folder is not None:
+            write_report(result)
+    for number, result in enumerate(results):
+        if args.json:
+            print(json.dumps(result.ranking_json()))
+            continue
+        if number:
+            print()
+        print(result.table())
+    if not args.json and results and results[0].folder is not None:
+        where = sorted({str(r.folder) for r in results})
+        print(f"\nresults: {', '.join(where)} (report.md, summary.json, games.jsonl)", file=sys.stderr)
