@@ -9,6 +9,8 @@ from ..engine import make_game
 from ..engine.registry import game_infos
 from ..engine.seeds import SEED_RANGE, is_seed
 from ..errors import AgentUnavailable, OptionError, SpecError
+from ..experiments.harness.defaults import MAX_SECONDS
+from ..settings import refuse_conflict
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
@@ -53,6 +55,12 @@ def game_from_args(name: str, args: argparse.Namespace):
     return make_game(name, **options)
 
 
+def game_options_given(args: argparse.Namespace) -> bool:
+    """Whether the command line gives any game option (``--option`` or a shortcut flag)."""
+    return bool(args.option) or any(getattr(args, key, None) is not None
+                                    for key, _ in _option_flags().values())
+
+
 def _set_once(options: dict, key: str, value: int, given: str) -> None:
     """Set a game option, refusing a second, different value for it."""
     if options.get(key, value) != value:
@@ -65,31 +73,59 @@ DEFAULT_UNIT = "deal"
 
 
 def add_run_options(parser: argparse.ArgumentParser, move_time: float = 0.0, *,
-                    resumable: bool = False) -> None:
-    """What every experiment command shares: seed, unit, workers and the
-    per-move time limit (``move_time`` 0 means none).
+                    resumable: bool = False, settings: bool = True) -> None:
+    """What every experiment command shares: workers and, with ``settings`` (a command whose
+    settings are not a model yet), seed, unit and the per-move time limit (``move_time`` 0
+    means none).
 
     ``resumable``: the command continues runs with ``--resume``, so --seed,
     --unit and --move-time default to ``None`` (given or not can be told
     apart) and the command applies :data:`DEFAULT_SEED`, :data:`DEFAULT_UNIT`
     and ``move_time`` itself.
     """
-    parser.add_argument("--seed", type=seed_value, default=None if resumable else DEFAULT_SEED,
-                        help=f"seed (default {DEFAULT_SEED})")
-    parser.add_argument("--unit", choices=("deal", "match"), default=None if resumable else DEFAULT_UNIT,
-                        help="a game is one deal scored by its normalised deal score (default), "
-                        "or a whole match scored by its outcome")
+    if settings:
+        parser.add_argument("--seed", type=seed_value, default=None if resumable else DEFAULT_SEED,
+                            help=f"seed (default {DEFAULT_SEED})")
+        parser.add_argument("--unit", choices=("deal", "match"),
+                            default=None if resumable else DEFAULT_UNIT,
+                            help="a game is one deal scored by its normalised deal score (default), "
+                            "or a whole match scored by its outcome")
     parser.add_argument("--jobs", type=jobs_value, default=-1,
                         help="worker processes (default: all cores; 1 plays in this process)")
     parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
                         help="local worker processes (default; forked on Linux) or a Dask cluster")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask scheduler address for --backend dask (default: a local cluster)")
-    parser.add_argument("--move-time", type=number_in(float, 0, MAX_SECONDS, unit=" seconds"),
-                        default=None if resumable else move_time,
-                        metavar="SECONDS",
-                        help="per-move time limit; slower moves forfeit; 0: no limit "
-                        f"(default {f'{move_time:g}' if move_time else 'none'})")
+    if settings:
+        parser.add_argument("--move-time", type=number_in(float, 0, MAX_SECONDS, unit=" seconds"),
+                            default=None if resumable else move_time,
+                            metavar="SECONDS",
+                            help="per-move time limit; slower moves forfeit; 0: no limit "
+                            f"(default {f'{move_time:g}' if move_time else 'none'})")
+
+
+def add_results_options(parser: argparse.ArgumentParser, run: str, default_folder) -> None:
+    """``--results``, ``--resume`` and ``--force``: where a long run of kind ``run`` (``tournament``)
+    keeps its results, and how it continues (:func:`refuse_resume_conflicts`)."""
+    parser.add_argument("--results", type=nonempty, metavar="DIR",
+                        help=f"results folder (default {default_folder})")
+    parser.add_argument("--resume", type=nonempty, metavar="DIR",
+                        help=f"continue the interrupted {run} in DIR with its stored settings "
+                        "(a setting given with it must agree with the stored one)")
+    parser.add_argument("--force", action="store_true",
+                        help="start over in a --results folder that is not empty (replacing an "
+                        "earlier run's config, games and summaries there)")
+    parser.set_defaults(results_run=run)
+
+
+def refuse_resume_conflicts(args: argparse.Namespace) -> None:
+    """With ``--resume``: no ``--force``, and a ``--results`` only if it names the same folder."""
+    from pathlib import Path
+
+    if args.force:
+        raise OptionError(f"--force starts a {args.results_run} over; it cannot be combined with --resume")
+    if args.results is not None and Path(args.results).resolve() != Path(args.resume).resolve():
+        refuse_conflict("--results", args.resume, args.results, args.resume)
 
 
 def add_game_time_option(parser: argparse.ArgumentParser, *, whole_match: bool = False) -> None:
@@ -101,29 +137,6 @@ def add_game_time_option(parser: argparse.ArgumentParser, *, whole_match: bool =
                         help=f"each seat's total thinking time for {game}, like a chess clock; a "
                         "seat whose clock runs out forfeits (default: no clock; --move-time still "
                         "bounds each move)")
-
-
-def refuse_conflict(flag: str, stored, given, folder) -> None:
-    """With ``--resume``, a setting given again must agree with the one stored in ``folder``.
-
-    :raises OptionError: naming the flag, the folder's value and the given value.
-    """
-    if given != stored:
-        if isinstance(given, bool):  # an on/off flag: say which way the run was started
-            what = f"{flag} conflicts with the run in {str(folder)!r}, started " + \
-                ("without it" if given else "with it")
-        else:
-            what = f"{flag} {_shown(given)} conflicts with {_shown(stored)} stored in {str(folder)!r}"
-        raise OptionError(f"{what}: --resume continues a run with its own settings (drop {flag}, or start a "
-                          f"new run)")
-
-
-def _shown(value) -> str:
-    if isinstance(value, (list, tuple)):
-        return " ".join(str(v) for v in value) or "(none)"
-    if isinstance(value, dict):
-        return ",".join(f"{k}={v}" for k, v in sorted(value.items())) or "(none)"
-    return "none" if value is None else str(value)
 
 
 def add_agent_source_options(parser: argparse.ArgumentParser, bots: bool = True) -> None:
@@ -245,8 +258,6 @@ def seed_value(text: str) -> int:
 # Upper bounds of numeric options: far beyond any real run, and below what the
 # operating system's timers, C integers or memory would fail on (the sizes of a
 # run itself are checked with its settings: experiments/harness/defaults.py).
-MAX_SECONDS = 7 * 86400
-"""A week: the longest time limit, clock or timeout an option takes."""
 MAX_MILLISECONDS = MAX_SECONDS * 1000
 MAX_JOBS = 1024
 MAX_REQUEST_BYTES = 1 << 30

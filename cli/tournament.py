@@ -13,19 +13,17 @@ from pathlib import Path
 
 from ..engine import GAME_NAMES
 from ..errors import AgentUnavailable, OptionError
+from ..settings import refuse_conflict
 from .options import (
-    DEFAULT_SEED,
-    DEFAULT_UNIT,
     add_agent_source_options,
     add_game_options,
-    add_game_time_option,
+    add_results_options,
     add_run_options,
     game_from_args,
+    game_options_given,
     load_agent_sources,
-    nonempty,
-    refuse_conflict,
+    refuse_resume_conflicts,
     say_how_to_continue,
-    stored_move_time,
 )
 
 MAIN_JOB_DEALS = 100
@@ -33,12 +31,8 @@ MAIN_JOB_DEALS = 100
 
 
 def add_parser(subparsers) -> None:
-    from ..experiments.harness.defaults import (
-        DEFAULT_BOOTSTRAP,
-        DEFAULT_MOVE_TIME,
-        MIN_BOOTSTRAP,
-        RESULTS_ROOT,
-    )
+    from ..experiments.harness.config import TournamentConfig
+    from ..experiments.harness.defaults import RESULTS_ROOT
 
     parser = subparsers.add_parser(
         "tournament", help="rank agents on duplicate deals (no arguments: every game, built-in agents)",
@@ -51,32 +45,12 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("--game", action="append", choices=GAME_NAMES,
                         help="the game (repeatable; default: every game)")
-    parser.add_argument("--agents", nargs="+", metavar="SPEC",
-                        help="agent specs, e.g. random heuristic ismcts:iterations=2000,c=0.7 "
-                        "(label=... names one; default: the built-in agents); in Kozel and "
-                        "Aluette an agent plays as two partnered copies, or write A+B for "
-                        "a partnership of two different agents")
-    parser.add_argument("--deals", type=int, default=None,
-                        help=f"duplicate groups per game, each deal played in all its rotations "
-                        f"(default {MAIN_JOB_DEALS})")
-    parser.add_argument("--results", type=nonempty, metavar="DIR",
-                        help=f"results folder (default {RESULTS_ROOT}/<game or 'tournament'>-<time>)")
-    parser.add_argument("--resume", type=nonempty, metavar="DIR",
-                        help="continue the interrupted tournament in DIR with its stored settings "
-                        "(a setting given with it must agree with the stored one)")
-    parser.add_argument("--force", action="store_true",
-                        help="start over in a --results folder that is not empty (replacing an "
-                        "earlier run's config, games and summaries there)")
-    parser.add_argument("--records", action="store_true",
-                        help="keep every game's full record (docs/records.md) in the results")
-    parser.add_argument("--bootstrap", type=int, default=None,
-                        help=f"bootstrap resamples for the intervals (default {DEFAULT_BOOTSTRAP}, "
-                        f"at least {MIN_BOOTSTRAP})")
+    TournamentConfig.add_flags(parser)
+    add_results_options(parser, "tournament", RESULTS_ROOT / "<game or 'tournament'>-<time>")
     parser.add_argument("--json", action="store_true",
                         help="print each game's final ranking as one JSON object per line")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_run_options(parser, move_time=DEFAULT_MOVE_TIME, resumable=True)
-    add_game_time_option(parser)
+    add_run_options(parser, settings=False)
     add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
@@ -108,19 +82,20 @@ def default_agents(game) -> list[str]:
 
 
 def run(args) -> int:
-    from ..experiments.harness.defaults import DEFAULT_BOOTSTRAP, default_results_folder
+    from ..experiments.harness.config import TournamentConfig
+    from ..experiments.harness.defaults import default_results_folder
     from ..experiments.harness.results import ResultsFolder, claim_folder
-    from ..experiments.harness.tournament import TournamentConfig, run_tournament
+    from ..experiments.harness.tournament import run_tournament
 
     common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                   progress=not args.quiet)
-    if args.jobs == 0 or args.jobs < -1:
-        raise OptionError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
     if args.resume:
         folders = _resume_folders(Path(args.resume), ResultsFolder)
         _refuse_experiments(folders)
-        load_agent_sources(args, stored_move_time(ResultsFolder, folders[0]))  # before any spec is checked
-        _refuse_conflicting_flags(args, folders)
+        configs = [TournamentConfig.load(opened.config(), opened.config_path)
+                   for opened in map(ResultsFolder.open, folders)]
+        load_agent_sources(args, configs[0].move_time)  # before any spec is checked
+        _refuse_changes(args, configs)
         try:
             results = [run_tournament(None, folder, resume=True, **common) for folder in folders]
         except (KeyboardInterrupt, AgentUnavailable) as stop:
@@ -131,26 +106,19 @@ def run(args) -> int:
 
     from ..agents.registry import resolve_spec_files
 
-    load_agent_sources(args, _move_time(args))  # plugins and --bot bots, before any spec is checked
+    # plugins and --bot bots, before any spec is checked
+    load_agent_sources(args, TournamentConfig.value_given(args, "move_time"))
     games = list(dict.fromkeys(args.game or GAME_NAMES))
     # @FILE items are read once, here: the run (and its config.json) holds values, never paths.
     specs = tuple(resolve_spec_files(spec, games) for spec in args.agents) if args.agents else None
-    options_given = args.option or any(
-        getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
-    if options_given and len(games) != 1:
+    if game_options_given(args) and len(games) != 1:
         raise OptionError("game options (--option, --players, --target, --first-dealer) need one --game")
-    deals = MAIN_JOB_DEALS if args.deals is None else args.deals
     configs = []
     for name in games:
         game = game_from_args(name, args)
-        agents = specs or tuple(default_agents(game))
-        config = TournamentConfig(
-            game=name, agents=agents, deals=deals, seed=_or(args.seed, DEFAULT_SEED),
-            options=tuple(sorted(game.options.items())) if options_given else (),
-            unit=_or(args.unit, DEFAULT_UNIT), move_time=_move_time(args),
-            game_time=args.game_time, records=args.records,
-            bootstrap=_or(args.bootstrap, DEFAULT_BOOTSTRAP),
-        )
+        config = TournamentConfig.from_flags(
+            args, game=name, agents=specs or tuple(default_agents(game)),
+            options=game.options if game_options_given(args) else {})
         config.validate()  # every spec and setting checked before any game runs
         configs.append(config)
 
@@ -164,7 +132,7 @@ def run(args) -> int:
     if len(configs) > 1:
         claim_folder(root, ResultsFolder.KIND, force=args.force)
     for config, folder in zip(configs, folders):
-        ResultsFolder.create(folder, config.to_json(), force=args.force)
+        ResultsFolder.create(folder, config.dump(), force=args.force)
     results = []
     try:
         for folder in folders:
@@ -174,17 +142,6 @@ def run(args) -> int:
         raise
     _report(results, args)
     return 0
-
-
-def _or(value, default):
-    return default if value is None else value
-
-
-def _move_time(args) -> float | None:
-    from ..experiments.harness.defaults import DEFAULT_MOVE_TIME
-
-    move_time = _or(args.move_time, DEFAULT_MOVE_TIME)
-    return move_time if move_time > 0 else None
 
 
 def _refuse_experiments(folders: list[Path]) -> None:
@@ -201,39 +158,22 @@ def _refuse_experiments(folders: list[Path]) -> None:
                               f"slagwerk experiment {experiment['kind']} --resume {shlex.quote(str(folder))}")
 
 
-def _refuse_conflicting_flags(args, folders: list[Path]) -> None:
+def _refuse_changes(args, configs) -> None:
     """With --resume, every stored setting given again must agree with the folder's."""
     from ..agents.registry import resolve_spec_files
     from ..engine import make_game
-    from ..experiments.harness.results import ResultsFolder
-    from ..experiments.harness.tournament import TournamentConfig
 
-    if args.force:
-        raise OptionError("--force starts a tournament over; it cannot be combined with --resume")
-    configs = [TournamentConfig.from_json(opened.config(), opened.config_path)
-               for opened in map(ResultsFolder.open, folders)]
-    where = args.resume
-    if args.results is not None and Path(args.results).resolve() != Path(args.resume).resolve():
-        refuse_conflict("--results", args.resume, args.results, where)
+    refuse_resume_conflicts(args)
     if args.game:
-        refuse_conflict("--game", sorted(c.game for c in configs), sorted(set(args.game)), where)
-    options_given = args.option or any(
-        getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
+        refuse_conflict("--game", sorted(c.game for c in configs), sorted(set(args.game)), args.resume)
     for config in configs:
-        given = [("--deals", config.deals, args.deals), ("--seed", config.seed, args.seed),
-                 ("--unit", config.unit, args.unit), ("--bootstrap", config.bootstrap, args.bootstrap),
-                 ("--records", config.records, True if args.records else None),
-                 ("--move-time", config.move_time, None if args.move_time is None else _move_time(args)),
-                 ("--game-time", config.game_time, args.game_time),
-                 ("--agents", list(config.agents),
-                  None if args.agents is None else [resolve_spec_files(a, config.game) for a in args.agents])]
-        if options_given:
-            stored = make_game(config.game, **dict(config.options)).options
-            given.append(("--option/--players/--target/--first-dealer", stored,
-                          game_from_args(config.game, args).options))
-        for flag, stored_value, given_value in given:
-            if given_value is not None:
-                refuse_conflict(flag, stored_value, given_value, where)
+        values = {}
+        if args.agents is not None:
+            values["agents"] = [resolve_spec_files(a, config.game) for a in args.agents]
+        if game_options_given(args):  # compared as the game completes them
+            values["options"] = game_from_args(config.game, args).options
+            config = config.model_copy(update={"options": make_game(config.game, **config.options).options})
+        config.refuse_changes(args, args.resume, **values)
 
 
 def _resume_folders(path: Path, folders) -> list[Path]:

@@ -50,7 +50,7 @@ def test_a_seat_that_spends_its_clock_loses_each_game_and_the_tournament_goes_on
         assert line["think"][forfeit["seat"]] < 0.4  # its answered moves stayed within the clock
     stored = json.loads((tmp_path / "run" / "config.json").read_text())
     assert stored["game_time"] == 0.4
-    assert TournamentConfig.from_json(stored).game_time == 0.4
+    assert TournamentConfig.load(stored, "config.json").game_time == 0.4
 
 
 def test_the_clock_interrupts_a_move_that_would_overrun_it():

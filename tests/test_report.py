@@ -99,13 +99,13 @@ TAMPERED_TOURNAMENT = [
     ({"bootstrap": "abc"}, "'bootstrap' must be an integer from 10 to 100000, not 'abc'"),
     ({"deals": 1e30}, "'deals' must be an integer from 1 to 100000, not 1e+30"),
     ({"agents": [1, "heuristic"]}, "'agents' must be a list of non-empty strings (at least 2), not [1, "),
-    ({"move_time": "x"}, "'move_time' must be a number above 0 or null, not 'x'"),
+    ({"move_time": "x"}, "'move_time' must be a number above 0 and at most 604800 or null, not 'x'"),
     ({"records": "yes"}, "'records' must be true or false, not 'yes'"),
     ({"seed": "5"}, "'seed' must be an integer 0..2**63-1, not '5'"),
     ({"unit": "hand"}, "'unit' must be one of deal, match, not 'hand'"),
     ({"zzz": 1}, "unknown setting 'zzz' (settings: game, agents, deals, "),
     ({"game": None}, "'game' must be a non-empty string, not null"),
-    ({"experiment": "x"}, "'experiment' must be an object, not 'x'"),
+    ({"experiment": "x"}, "'experiment' must be an object or null, not 'x'"),
 ]
 
 
@@ -221,7 +221,9 @@ def test_a_rating_outside_its_bootstrap_interval_still_plots(tmp_path, capsys):
     assert "random" in capsys.readouterr().out
     for name in REPORT_PLOTS:
         assert_real_image(folder / name)
-    assert main(["tournament", "--game", "coins", "--agents", "random", "heuristic", "--bootstrap", "9",
-                 "--results", str(tmp_path / "none")]) == 2
+    with pytest.raises(SystemExit):
+        main(["tournament", "--game", "coins", "--agents", "random", "heuristic", "--bootstrap", "9",
+              "--results", str(tmp_path / "none")])
     err = capsys.readouterr().err
-    assert err.startswith("error: --bootstrap must be an integer from 10") and err.count("\n") == 1
+    assert "error: argument --bootstrap: must be an integer from 10" in err and err.count("\n") == 1
+    assert not (tmp_path / "none").exists()

@@ -23,6 +23,11 @@ MAX_TUNING_GAMES = 10**8
 """Most games a tuning run's budget may name."""
 MAX_ELO = 1000.0
 """The largest Elo difference an SPRT's hypotheses may name (about 99.7% of the points)."""
+MAX_SECONDS = 7 * 86400
+"""A week: the longest time limit, clock or timeout a setting takes (far beyond any real run,
+and below what the operating system's timers would fail on)."""
+VERSION_KEY = "slagwerk"
+"""The key of a results folder's ``config.json`` that names the slagwerk version of the run."""
 RESULTS_ROOT = Path("slagwerk-results")
 """Where a run's results folder goes when no ``--results`` is given."""
 

@@ -51,6 +51,7 @@ from ...safe_files import (
     remove_file,
     replace_file,
 )
+from .defaults import VERSION_KEY
 from .runner import ExperimentError
 
 CONFIG = "config.json"
@@ -62,8 +63,6 @@ REPORT_MD = "report.md"
 REPORT_PLOTS = ("report-ratings.png", "report-head-to-head.png", "report-scores.png",
                 "report-convergence.png")
 """The report's files (:mod:`.report`), the only ones ``slagwerk report`` replaces."""
-VERSION_KEY = "slagwerk"
-"""The key of ``config.json`` that names the slagwerk version of the run."""
 
 
 def run_id(settings: dict) -> str:

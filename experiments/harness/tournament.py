@@ -25,20 +25,18 @@ from pathlib import Path
 
 import numpy as np
 
-from ...agents.external import check_fingerprints, fingerprints, keep_stderr_in
+from ...agents.external import check_fingerprints, keep_stderr_in
 from ...agents.plugins import load_plugins
 from ...engine import registry
-from ...engine.bits import derive_seed
 from ...errors import SpecError
 from ...safe_files import SafeFileError
-from . import stored
-from .defaults import DEFAULT_MOVE_TIME, MAX_BOOTSTRAP, MAX_GROUPS, MIN_BOOTSTRAP, default_results_folder
+from .config import TournamentConfig
+from .defaults import DEFAULT_MOVE_TIME, default_results_folder
 from .plots import import_in_background
-from .ratings import DEFAULT_BOOTSTRAP, Ratings, groups_from_lines, rate
-from .results import FAULTS_LOG, VERSION_KEY, FaultLog, ResultsFolder, run_id
+from .ratings import Ratings, groups_from_lines, rate
+from .results import FAULTS_LOG, FaultLog, ResultsFolder
 from .runner import (
     FAULT_TRACE,
-    UNITS,
     ExperimentError,
     GameSetup,
     game_info,
@@ -48,7 +46,7 @@ from .runner import (
     validate_setup,
     warm_up,
 )
-from .seating import rotations, schedule, tables_for
+from .seating import rotations, schedule
 from .sprt import SprtResult, run_sprt
 
 __all__ = [
@@ -149,163 +147,6 @@ def evaluate(game: str, options: dict, candidate: str, opponents: list[str], gro
 
 
 @dataclass(frozen=True)
-class TournamentConfig:
-    """A tournament's settings (stored in its results folder as ``config.json``).
-
-    ``deals`` is the number of duplicate groups (each deal played in all its
-    rotations); ``move_time`` the per-move limit in seconds (``None``: none);
-    ``game_time`` each seat's clock for a game in seconds (``None``: none);
-    ``records`` keeps every game's record in its result line; ``bootstrap``
-    is the number of resamples for the intervals.
-    """
-
-    game: str
-    agents: tuple[str, ...]
-    deals: int = 100
-    seed: int = 1
-    options: tuple = ()
-    unit: str = "deal"
-    move_time: float | None = DEFAULT_MOVE_TIME
-    records: bool = False
-    bootstrap: int = DEFAULT_BOOTSTRAP
-    bots: tuple | None = None
-    """``(name, fingerprint)`` of the external bots as a results folder recorded them
-    (``None`` for a new run: they come from the bots registered with ``--bot``)."""
-    game_time: float | None = None
-
-    def setup(self) -> GameSetup:
-        return GameSetup(self.game, tuple(self.options), tuple(self.agents), self.unit, self.seed,
-                         self.move_time, self.records, game_time=self.game_time)
-
-    def validate(self) -> None:
-        """:raises SlagwerkError: for any bad setting, naming it."""
-        self.check_sizes()
-        if len(self.agents) < 2:
-            raise SpecError(f"a tournament needs at least two agents, not {list(self.agents)!r}")
-        validate_setup(self.setup())
-        tables = self.tables()
-        # Group g plays tables[g % len(tables)]: an agent first seated late needs that many groups.
-        needed = [min(t for t, table in enumerate(tables) if agent in table) + 1
-                  for agent in range(len(self.agents))]
-        if self.deals < max(needed):
-            idle = [label for label, need in zip(self.setup().labels, needed) if need > self.deals]
-            raise ExperimentError(
-                f"with --deals {self.deals}, {', '.join(idle)} would play no game (the agents sit at "
-                f"{len(tables)} different tables, one per duplicate group): give --deals {max(needed)} "
-                f"or more"
-            )
-
-    def check_sizes(self) -> None:
-        """The settings that size the run (what ``slagwerk report`` needs, without the
-        agents): :raises ExperimentError: naming a bad one."""
-        if self.unit not in UNITS:
-            raise ExperimentError(f"unknown unit {self.unit!r} (units: {', '.join(UNITS)})")
-        if isinstance(self.deals, bool) or not isinstance(self.deals, int) \
-                or not 1 <= self.deals <= MAX_GROUPS:
-            raise ExperimentError(f"--deals must be an integer from 1 to {MAX_GROUPS}, not {self.deals!r}")
-        if (isinstance(self.bootstrap, bool) or not isinstance(self.bootstrap, int)
-                or not MIN_BOOTSTRAP <= self.bootstrap <= MAX_BOOTSTRAP):
-            raise ExperimentError(f"--bootstrap must be an integer from {MIN_BOOTSTRAP} (the fewest "
-                                  f"resamples of a 95% interval) to {MAX_BOOTSTRAP}, not {self.bootstrap!r}")
-
-    def unbalanced_note(self) -> str | None:
-        """A note when ``deals`` is not a multiple of the number of tables (some seatings
-        are then played more often than others), else ``None``."""
-        tables = len(self.tables())
-        if self.deals % tables == 0:
-            return None
-        return (f"note: the entries sit at {tables} different tables, played in turn one per group; "
-                f"--deals {self.deals} is not a multiple of {tables}, so some seatings are played more "
-                f"often than others")
-
-    def tables(self) -> list[tuple[int, ...]]:
-        info = game_info(self.setup())
-        return tables_for(len(self.agents), info.n_players, info.team_game, info.team_of)
-
-    def bot_fingerprints(self) -> dict[str, str]:
-        """Name -> fingerprint of the external bots: as the results folder recorded them, or
-        for a new run from the bots registered with ``--bot`` (a folder is rated again by
-        ``slagwerk report`` without them)."""
-        return dict(self.bots) if self.bots is not None else fingerprints(self.agents)
-
-    def run_id(self) -> str:
-        """The fingerprint (:func:`.results.run_id`) of the settings that decide every game's
-        result, carried by each line of the log as ``run``."""
-        bots = self.bot_fingerprints()  # only runs with external bots carry them
-        return run_id({"game": self.game, "options": dict(self.options), "agents": list(self.agents),
-                       "seed": self.seed, "unit": self.unit, "move_time": self.move_time,
-                       **({"bots": bots} if bots else {}),
-                       **({"game_time": self.game_time} if self.game_time is not None else {})})
-
-    def expected_lines(self, slots) -> dict[int, dict]:
-        """What the log line of each scheduled game must hold (see ``ResultsFolder.load_games``)."""
-        labels = self.setup().labels
-        run = self.run_id()
-        return {
-            slot.index: {"agents": [labels[a] for a in slot.seats], "table": list(slot.seats),
-                         "group": slot.group, "rotation": slot.rotation,
-                         "seed": derive_seed(self.seed, slot.group), "run": run}
-            for slot in slots
-        }
-
-    def to_json(self) -> dict:
-        bots = self.bot_fingerprints()  # a name and a hash per bot, never a command to run
-        return {
-            **({"bots": bots} if bots else {}),
-            "game": self.game,
-            "options": dict(self.options),
-            "agents": list(self.agents),
-            "deals": self.deals,
-            "seed": self.seed,
-            "unit": self.unit,
-            "move_time": self.move_time,
-            "game_time": self.game_time,
-            "records": self.records,
-            "bootstrap": self.bootstrap,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict, where: str = "config.json") -> TournamentConfig:
-        """The settings stored by :meth:`to_json` (``where``: the file, for errors).
-
-        :raises ExperimentError: naming the file, the key and the value, for an
-            unknown or missing key or a value of the wrong kind.
-        """
-        stored.check_stored(data, STORED_SETTINGS, where)
-        return cls(
-            game=data["game"],
-            agents=tuple(data["agents"]),
-            deals=data["deals"],
-            seed=data["seed"],
-            options=tuple(sorted((data.get("options") or {}).items())),
-            unit=data.get("unit", "deal"),
-            move_time=data.get("move_time"),
-            game_time=data.get("game_time"),
-            records=data.get("records", False),
-            bootstrap=data.get("bootstrap", DEFAULT_BOOTSTRAP),
-            bots=tuple(sorted((data.get("bots") or {}).items())),
-        )
-
-
-STORED_SETTINGS = {
-    "game": stored.text(required=True),
-    "agents": stored.texts(required=True, at_least=2),
-    "deals": stored.integer(1, MAX_GROUPS, required=True),
-    "seed": stored.seed(required=True),
-    "options": stored.mapping(),
-    "unit": stored.text(choices=UNITS),
-    "move_time": stored.number(positive=True, none=True),
-    "game_time": stored.number(positive=True, none=True),
-    "records": stored.flag(),
-    "bootstrap": stored.integer(MIN_BOOTSTRAP, MAX_BOOTSTRAP),
-    "bots": stored.mapping(values="text"),
-    VERSION_KEY: stored.anything(),  # the version that wrote the file (ExperimentFolder.config checks it)
-    "experiment": stored.mapping(),  # a curve experiment's own settings (:mod:`.budget` checks them)
-}
-"""What a tournament's ``config.json`` holds (:meth:`TournamentConfig.from_json`)."""
-
-
-@dataclass(frozen=True)
 class TournamentResult:
     """A finished tournament: its settings, ratings, game count, forfeits and folder."""
 
@@ -340,7 +181,7 @@ class TournamentResult:
         summary["games"] = self.games
         summary["forfeits"] = self.forfeits
         summary["seconds"] = round(self.seconds, 2)
-        summary["config"] = self.config.to_json()
+        summary["config"] = self.config.dump()
         return summary
 
     def table(self) -> str:
@@ -385,7 +226,7 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
         if results is None:
             raise ExperimentError("--resume needs the results folder of the tournament to continue")
         folder = ResultsFolder.open(results)
-        config = TournamentConfig.from_json(folder.config(), folder.config_path)
+        config = TournamentConfig.load(folder.config(), folder.config_path)
         check_fingerprints(dict(config.bots), config.agents, folder.path)  # --bot given again, unchanged
         config.validate()
     else:
@@ -393,7 +234,7 @@ def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs
             raise ExperimentError("run_tournament needs a TournamentConfig (or resume=True)")
         config.validate()
         if save:
-            folder = ResultsFolder.create(results or _default_folder(config.game), config.to_json(),
+            folder = ResultsFolder.create(results or _default_folder(config.game), config.dump(),
                                           force=force)
     setup = config.setup()  # with every plugin and external bot of this process
     setup = replace(setup, plugins=tuple(dict.fromkeys((*setup.plugins, *plugins))))

@@ -235,7 +235,7 @@ class CurveConfig:
         return cls(experiment["kind"], tournament.game, tuple(experiment["agents"]),
                    tuple(budgets), experiment["by"], tuple(experiment["opponents"]),
                    experiment.get("cheat"), tournament.deals, tournament.seed,
-                   tuple(tournament.options), tournament.unit, tournament.move_time,
+                   tuple(sorted(tournament.options.items())), tournament.unit, tournament.move_time,
                    tournament.bootstrap)
 
 
@@ -261,7 +261,7 @@ def load_config(path) -> CurveConfig:
     if experiment is None:
         raise ExperimentError(f"{str(path)!r} holds a tournament, not an experiment (no {EXPERIMENT_KEY!r} "
                               f"in config.json)")
-    tournament = TournamentConfig.from_json(data, folder.config_path)
+    tournament = TournamentConfig.load(data, folder.config_path)
     config = CurveConfig.from_json(experiment, tournament, folder.config_path)
     made = config.tournament()
     if any(getattr(made, key) != getattr(tournament, key) for key in TOURNAMENT_SETTINGS):
@@ -297,7 +297,7 @@ def run_curve(config: CurveConfig | None, results=None, *, resume: bool = False,
         config = load_config(results)
     else:
         config.validate()
-        CurveFolder.create(results, {**config.tournament().to_json(), EXPERIMENT_KEY: config.to_json()},
+        CurveFolder.create(results, {**config.tournament().dump(), EXPERIMENT_KEY: config.to_json()},
                            force=force)
     result = run_tournament(None, results, resume=True, jobs=jobs, backend=backend, scheduler=scheduler,
                             progress=progress)
