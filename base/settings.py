@@ -53,7 +53,8 @@ class SettingsError(SlagwerkError):
 
 def setting(default: Any = ..., help: str = "", *, flag: bool = True, metavar: str | None = None,
             zero_is_none: bool = False, unit: str = "", rule: str | None = None,
-            default_text: str | None = None, given_as: str | None = None, **constraints) -> Any:
+            default_text: str | None = None, given_as: str | None = None, positional: bool = False,
+            **constraints) -> Any:
     """A field of a :class:`Settings` model: ``default`` (``...``: required), its ``help`` text
     and ``constraints`` (pydantic's ``ge``, ``gt``, ``le``, ``lt``, ``min_length``...).
 
@@ -61,9 +62,10 @@ def setting(default: Any = ..., help: str = "", *, flag: bool = True, metavar: s
     ``zero_is_none``: 0 on the command line means none (``--move-time 0``: no limit); ``unit``
     follows the bounds in the rule (``" seconds"``); ``rule`` replaces the rule :func:`rule`
     words from the type; ``default_text`` replaces the default shown in the help; ``given_as``
-    names, in errors, the flags a command builds the setting from itself (``flag=False``)."""
+    names, in errors, the flags a command builds the setting from itself (``flag=False``);
+    ``positional``: the command line gives it as an argument, not a flag."""
     extra = {"flag": flag, "metavar": metavar, "zero_is_none": zero_is_none, "unit": unit,
-             "rule": rule, "default_text": default_text, "given_as": given_as}
+             "rule": rule, "default_text": default_text, "given_as": given_as, "positional": positional}
     if "allow_inf_nan" not in constraints and _numeric_bounds(constraints):
         constraints["allow_inf_nan"] = False
     return Field(default, description=help, json_schema_extra={"slagwerk": extra}, **constraints)
@@ -124,7 +126,7 @@ def _scalar_rule(kind, bounds: dict, unit: str) -> str:
             parts.append(f"{'below' if 'lt' in bounds else 'at most'} {_number(high)}{unit}")
         return noun + (" " + " and ".join(parts) if parts else "")
     if kind is str:
-        return "a non-empty string"
+        return "a non-empty string" if bounds.get("min_length") else "a string"
     return f"a {getattr(kind, '__name__', kind)}"
 
 
@@ -139,10 +141,14 @@ def rule(field: FieldInfo, *, command_line: bool = False) -> str:
     unit = extra.get("unit", "") if command_line else ""
     origin = typing.get_origin(kind)
     if origin in (tuple, list):
-        element = typing.get_args(kind)[0]
-        element, _ = _optional(element)
-        noun = {str: "non-empty strings", int: "integers", float: "numbers"}.get(
-            typing.get_origin(element) and typing.get_args(element)[0] or element, "values")
+        element, _ = _optional(typing.get_args(kind)[0])
+        non_empty = False
+        if typing.get_origin(element) is typing.Annotated:
+            element, *marks = typing.get_args(element)
+            non_empty = any(getattr(item, "min_length", 0) for mark in marks
+                            for item in getattr(mark, "metadata", [mark]))
+        noun = {str: "non-empty strings" if non_empty else "strings", int: "integers",
+                float: "numbers"}.get(element, "values")
         at_least = bounds.get("min_length")
         text = f"a list of {noun}" + (f" (at least {at_least})" if at_least else "")
     elif origin is dict:
@@ -181,6 +187,9 @@ class Settings(BaseModel):
         try:
             super().__init__(**values)
         except ValidationError as err:
+            cause = _own_rule(err)
+            if cause is not None:  # a rule between settings (a model validator): already one line
+                raise cause from None
             name, value, field = _first_error(type(self), err, values)
             if name not in values and field.is_required():
                 raise SettingsError(f"the setting {name!r} is missing", name) from None
@@ -195,9 +204,11 @@ class Settings(BaseModel):
 
     @classmethod
     def flag_of(cls, name: str) -> str:
-        """How the command line gives the setting ``name`` (``--move-time``)."""
-        given_as = _extra(cls.model_fields[name]).get("given_as") if name in cls.model_fields else None
-        return given_as or "--" + name.replace("_", "-")
+        """How the command line gives the setting ``name`` (``--move-time``, or ``A`` for an argument)."""
+        extra = _extra(cls.model_fields[name]) if name in cls.model_fields else {}
+        if extra.get("positional"):
+            return extra.get("metavar") or name.upper()
+        return extra.get("given_as") or "--" + name.replace("_", "-")
 
     @classmethod
     def add_flags(cls, parser: argparse.ArgumentParser, *, exclude: tuple[str, ...] = (),
@@ -214,6 +225,10 @@ class Settings(BaseModel):
             shown = extra.get("default_text") or _shown_default(default, extra)
             text = field.description or ""
             kwargs: dict[str, Any] = {"dest": name, "default": None}
+            if extra.get("positional"):
+                parser.add_argument(name, metavar=extra.get("metavar") or name.upper(), help=text,
+                                    type=_flag_type(cls, name))
+                continue
             if kind is bool:
                 kwargs["action"] = "store_true"
             else:
@@ -300,7 +315,10 @@ class Settings(BaseModel):
             if name not in fields:
                 raise SettingsError(f"{where}: the setting {name!r} is missing") from None
             raise SettingsError(f"{where}: {name!r} must be {rule(field)}, not {brief(value)}") from None
-        return cls.model_construct(**{name: getattr(checked, name) for name in checked.model_fields_set})
+        try:  # the model's own rules between settings
+            return cls(**{name: getattr(checked, name) for name in checked.model_fields_set})
+        except SettingsError as err:
+            raise SettingsError(f"{where}: {err}") from None
 
     # -- resuming --
 
@@ -373,6 +391,12 @@ def _shown_default(default, extra: dict) -> str | None:
     if isinstance(default, (list, tuple)):
         return " ".join(map(str, default))
     return str(default)
+
+
+def _own_rule(err: ValidationError) -> SettingsError | None:
+    """The :class:`SettingsError` a model's own validator raised, if that is the first error."""
+    cause = err.errors(include_url=False)[0].get("ctx", {}).get("error")
+    return cause if isinstance(cause, SettingsError) and cause.name is None else None
 
 
 def _first_error(model: type[Settings], err: ValidationError, data: dict) -> tuple[str, Any, FieldInfo]:

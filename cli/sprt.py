@@ -11,7 +11,6 @@ from ..errors import AgentUnavailable
 from .options import (
     add_agent_source_options,
     add_game_options,
-    add_game_time_option,
     add_run_options,
     game_from_args,
     load_agent_sources,
@@ -19,6 +18,8 @@ from .options import (
 
 
 def add_parser(subparsers) -> None:
+    from ..experiments.harness.config import SprtConfig
+
     parser = subparsers.add_parser(
         "sprt", help="head-to-head sequential test: is A stronger than B by at least ELO1?",
         description="Play duplicate groups of A against B until a sequential probability ratio "
@@ -27,23 +28,12 @@ def add_parser(subparsers) -> None:
         "on that trinomial (as in chess-engine testing). Prints the running log-likelihood "
         "ratio, the Elo estimate and its 95% interval.",
     )
-    parser.add_argument("a", metavar="A", help="agent spec of the challenger, e.g. ismcts:iterations=2000")
-    parser.add_argument("b", metavar="B", help="agent spec of the reference, e.g. heuristic")
     parser.add_argument("--game", required=True, choices=GAME_NAMES, help="the game")
-    parser.add_argument("--elo0", type=float, default=0.0, help="H0: A is at most this stronger (default 0)")
-    parser.add_argument("--elo1", type=float, default=50.0,
-                        help="H1: A is at least this stronger (default 50)")
-    parser.add_argument("--alpha", type=float, default=0.05,
-                        help="chance of accepting H1 when H0 holds (default 0.05)")
-    parser.add_argument("--beta", type=float, default=0.05,
-                        help="chance of accepting H0 when H1 holds (default 0.05)")
-    parser.add_argument("--max-groups", type=int, default=2000,
-                        help="give up (inconclusive) after this many groups (default 2000)")
+    SprtConfig.add_flags(parser)
     parser.add_argument("--every", type=int, default=10,
                         help="print the running test every this many groups (default 10)")
     parser.add_argument("--json", action="store_true", help="print only the final result as JSON")
-    add_run_options(parser)
-    add_game_time_option(parser)
+    add_run_options(parser, settings=False)
     add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
@@ -73,17 +63,19 @@ def _elo(value: float) -> str:
 
 def run(args) -> int:
     from ..agents.registry import resolve_spec_files
+    from ..experiments.harness.config import SprtConfig
     from ..experiments.harness.runner import ExperimentError
-    from ..experiments.harness.sprt import check_parameters, run_sprt
+    from ..experiments.harness.sprt import run_sprt
 
-    load_agent_sources(args, args.move_time if args.move_time > 0 else None)
-    # @FILE items are read once, here: the test runs (and reports) values, never paths.
-    args.a, args.b = resolve_spec_files(args.a, args.game), resolve_spec_files(args.b, args.game)
-    if args.jobs == 0 or args.jobs < -1:
-        raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
+    load_agent_sources(args, SprtConfig.value_given(args, "move_time"))
     if args.every < 1:
         raise ExperimentError(f"--every must be positive, not {args.every}")
     game = game_from_args(args.game, args)
+    # @FILE items are read once, here: the test runs (and reports) values, never paths.
+    config = SprtConfig.from_flags(args, game=args.game, options=game.options,
+                                   a=resolve_spec_files(args.a, args.game),
+                                   b=resolve_spec_files(args.b, args.game))
+    a, b = config.a, config.b
 
     latest = []  # the test after the last finished group, shown if the run is interrupted
 
@@ -92,16 +84,14 @@ def run(args) -> int:
         if not args.json and (result.groups % args.every == 0 or result.verdict != "inconclusive"):
             print(_line(result), flush=True)
 
-    check_parameters(args.elo0, args.elo1, args.alpha, args.beta, args.max_groups)
     if not args.json:  # the first line comes after --every groups: say what runs until then
-        print(f"sprt: {args.a} against {args.b} in {args.game}, duplicate groups until H0 or H1 is "
-              f"accepted (at most {args.max_groups}); the test every {args.every} groups",
+        print(f"sprt: {a} against {b} in {config.game}, duplicate groups until H0 or H1 is "
+              f"accepted (at most {config.max_groups}); the test every {args.every} groups",
               file=sys.stderr, flush=True)
     try:
-        result = run_sprt(args.game, game.options, args.a, args.b, args.elo0, args.elo1, args.alpha,
-                          args.beta, args.max_groups, args.seed, jobs=args.jobs, unit=args.unit,
-                          move_time=args.move_time if args.move_time > 0 else None,
-                          game_time=args.game_time, backend=args.backend,
+        result = run_sprt(config.game, config.options, a, b, config.elo0, config.elo1, config.alpha,
+                          config.beta, config.max_groups, config.seed, jobs=args.jobs, unit=config.unit,
+                          move_time=config.move_time, game_time=config.game_time, backend=args.backend,
                           scheduler=args.scheduler, on_group=show)
     except (KeyboardInterrupt, AgentUnavailable) as stop:
         if latest and not args.json:
@@ -112,17 +102,17 @@ def run(args) -> int:
                          "games again once the bot is back")
         raise
     if args.json:
-        print(json.dumps({"game": args.game, "a": args.a, "b": args.b, **result.as_json()}))
+        print(json.dumps({"game": config.game, "a": a, "b": b, **result.as_json()}))
         return 0
     if result.groups % args.every and result.verdict == "inconclusive":
         print(_line(result))
     meaning = {
-        "H1": f"accept H1: {args.a} is at least {args.elo1:g} Elo stronger than {args.b}",
-        "H0": f"accept H0: {args.a} is at most {args.elo0:g} Elo stronger than {args.b}",
+        "H1": f"accept H1: {a} is at least {config.elo1:g} Elo stronger than {b}",
+        "H0": f"accept H0: {a} is at most {config.elo0:g} Elo stronger than {b}",
         "inconclusive": f"no decision after {result.groups} groups (--max-groups)",
     }[result.verdict]
     print(meaning)
-    forfeits = _forfeits(result, args.a, args.b)
+    forfeits = _forfeits(result, a, b)
     if forfeits:
         print(forfeits)
     return 0

@@ -103,7 +103,7 @@ TAMPERED_TOURNAMENT = [
     ({"records": "yes"}, "'records' must be true or false, not 'yes'"),
     ({"seed": "5"}, "'seed' must be an integer 0..2**63-1, not '5'"),
     ({"unit": "hand"}, "'unit' must be one of deal, match, not 'hand'"),
-    ({"zzz": 1}, "unknown setting 'zzz' (settings: game, agents, deals, "),
+    ({"zzz": 1}, "unknown setting 'zzz' (settings: game, options, seed, unit, "),
     ({"game": None}, "'game' must be a non-empty string, not null"),
     ({"experiment": "x"}, "'experiment' must be an object or null, not 'x'"),
 ]

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from scipy.special import xlogy
 
-from slagwerk.experiments.harness.runner import ExperimentError
 from slagwerk.experiments.harness.sprt import (
     _max_log_likelihood,
     bounds,
@@ -18,6 +17,7 @@ from slagwerk.experiments.harness.sprt import (
     run_sprt,
     simulate_runs,
 )
+from slagwerk.settings import SettingsError
 
 
 @pytest.mark.parametrize("counts", [(3, 4, 5), (0, 0, 7), (7, 0, 0), (0, 9, 0), (2, 0, 11), (0, 3, 1)])
@@ -87,12 +87,13 @@ def test_run_sprt_stops_inconclusive_at_max_groups():
 
 @pytest.mark.parametrize(
     "kwargs, message",
-    [({"elo0": 10, "elo1": 5}, "--elo0 must be below --elo1"), ({"alpha": 0.7}, "--alpha must lie"),
-     ({"max_groups": 0}, "--max-groups must be")],
+    [({"elo0": 10, "elo1": 5}, "--elo0 must be below --elo1"),
+     ({"alpha": 0.7}, "'alpha' must be a number above 0 and below 0.5, not 0.7"),
+     ({"max_groups": 0}, "'max_groups' must be an integer from 1 to 100000, not 0")],
 )
 def test_bad_sprt_parameters_are_clear_errors(kwargs, message):
     args = {"elo0": 0.0, "elo1": 20.0, "alpha": 0.05, "beta": 0.05, "max_groups": 10}
     args.update(kwargs)
-    with pytest.raises(ExperimentError, match=message):
+    with pytest.raises(SettingsError, match=message):
         run_sprt("coins", {}, "heuristic", "random", args["elo0"], args["elo1"], args["alpha"],
                  args["beta"], args["max_groups"], seed=1)

@@ -13,6 +13,7 @@ from slagwerk.engine import make_game
 from slagwerk.errors import SlagwerkError, SpecError
 from slagwerk.experiments.harness.runner import ExperimentError
 from slagwerk.experiments.tuning import TuneConfig, format_report, run_tuning
+from slagwerk.settings import SettingsError
 
 # A search agent small enough that a whole tuning run takes seconds.
 TINY = ("c=0.1:3.0", "iterations=4")
@@ -40,7 +41,7 @@ def tiny_config(**changes) -> TuneConfig:
     (dict(opponents=("nobody",)), SpecError, "unknown agent 'nobody'"),
     (dict(params=("c=0.1:3.0", "iterations=0")), SpecError, "out of range"),
     (dict(params=("d=1:2",)), SpecError, "unknown parameter 'd'"),
-    (dict(elo0=10.0, elo1=5.0), ExperimentError, "--elo0 must be below --elo1"),
+    (dict(elo0=10.0, elo1=5.0), SettingsError, "--elo0 must be below --elo1"),
     (dict(options=(("target", 0),)), SlagwerkError, "target"),
 ])
 def test_bad_settings_fail_before_any_game(tmp_path, changes, error, message):

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from ...engine.seeds import MAX_SEED, SEED_RANGE
-from ...settings import Settings, setting
+from ...settings import Settings, SettingsError, setting
 from .defaults import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_MOVE_TIME,
     MAX_BOOTSTRAP,
+    MAX_ELO,
     MAX_GROUPS,
     MAX_SECONDS,
     MIN_BOOTSTRAP,
@@ -27,7 +28,59 @@ Spec = Annotated[str, Field(min_length=1)]
 """An agent spec as written (``ismcts:iterations=2000,c=0.7``), checked when the run is set up."""
 
 
-class TournamentConfig(Settings):
+class MatchSettings(Settings):
+    """What every run of games shares: the game, its options, the seed, what a game is, and the
+    time limits."""
+
+    game: str = setting(help="the game", flag=False, given_as="--game", min_length=1)
+    options: dict[str, int] = setting({}, "the game's options", flag=False,
+                                      given_as="--option/--players/--target/--first-dealer")
+    seed: int = setting(1, "seed", ge=0, le=MAX_SEED, rule=SEED_RANGE)
+    unit: Literal["deal", "match"] = setting(
+        "deal", "a game is one deal scored by its normalised deal score, or a whole match "
+        "scored by its outcome")
+    move_time: float | None = setting(
+        DEFAULT_MOVE_TIME, "per-move time limit; slower moves forfeit; 0: no limit", gt=0, le=MAX_SECONDS,
+        zero_is_none=True, unit=" seconds", metavar="SECONDS")
+    game_time: float | None = setting(
+        None, "each seat's total thinking time for a game (a deal, or a match with --unit match), like "
+        "a chess clock; a seat whose clock runs out forfeits (default: no clock; --move-time still "
+        "bounds each move)", gt=0, le=MAX_SECONDS, unit=" seconds", metavar="SECONDS")
+
+    @field_validator("options", mode="before")
+    @classmethod
+    def _options_from_pairs(cls, value):
+        return dict(value) if isinstance(value, tuple) else value
+
+
+class SprtTest(Settings):
+    """The sequential test's own settings: its hypotheses, error rates and patience."""
+
+    elo0: float = setting(0.0, "H0: A is at most this stronger", ge=-MAX_ELO, le=MAX_ELO, unit=" Elo")
+    elo1: float = setting(50.0, "H1: A is at least this stronger", ge=-MAX_ELO, le=MAX_ELO, unit=" Elo")
+    alpha: float = setting(0.05, "chance of accepting H1 when H0 holds", gt=0, lt=0.5)
+    beta: float = setting(0.05, "chance of accepting H0 when H1 holds", gt=0, lt=0.5)
+    max_groups: int = setting(2000, "give up (inconclusive) after this many groups", ge=1, le=MAX_GROUPS)
+
+    @model_validator(mode="after")
+    def _hypotheses_in_order(self):
+        if not self.elo0 < self.elo1:
+            raise SettingsError(f"--elo0 must be below --elo1, not --elo0 {self.elo0!r} and --elo1 "
+                                f"{self.elo1!r}")
+        return self
+
+
+class SprtConfig(MatchSettings, SprtTest):
+    """``slagwerk sprt``: A against B on duplicate groups until the test decides."""
+
+    KIND: ClassVar[str] = "sprt"
+
+    a: Spec = setting(help="agent spec of the challenger, e.g. ismcts:iterations=2000", positional=True,
+                      metavar="A")
+    b: Spec = setting(help="agent spec of the reference, e.g. heuristic", positional=True, metavar="B")
+
+
+class TournamentConfig(MatchSettings):
     """A tournament's settings, stored in its results folder as ``config.json`` (the model's dump).
 
     >>> config = TournamentConfig("coins", ("random", "heuristic"), deals=4)
@@ -43,26 +96,12 @@ class TournamentConfig(Settings):
     STORED_EXTRA: ClassVar[tuple[str, ...]] = (VERSION_KEY,)
     STORED_REQUIRED: ClassVar[tuple[str, ...]] = ("deals", "seed")
 
-    game: str = setting(help="the game", flag=False, given_as="--game", min_length=1)
     agents: tuple[Spec, ...] = setting(
         help="agent specs, e.g. random heuristic ismcts:iterations=2000,c=0.7 (label=... names one); "
         "in Kozel and Aluette an agent plays as two partnered copies, or write A+B for a partnership "
         "of two different agents", metavar="SPEC", default_text="the built-in agents", min_length=2)
     deals: int = setting(100, "duplicate groups per game, each deal played in all its rotations",
                          ge=1, le=MAX_GROUPS)
-    seed: int = setting(1, "seed", ge=0, le=MAX_SEED, rule=SEED_RANGE)
-    options: dict[str, int] = setting({}, "the game's options", flag=False,
-                                      given_as="--option/--players/--target/--first-dealer")
-    unit: Literal["deal", "match"] = setting(
-        "deal", "a game is one deal scored by its normalised deal score, or a whole match "
-        "scored by its outcome")
-    move_time: float | None = setting(
-        DEFAULT_MOVE_TIME, "per-move time limit; slower moves forfeit; 0: no limit", gt=0, le=MAX_SECONDS,
-        zero_is_none=True, unit=" seconds", metavar="SECONDS")
-    game_time: float | None = setting(
-        None, "each seat's total thinking time for a game (a deal, or a match with --unit match), like "
-        "a chess clock; a seat whose clock runs out forfeits (default: no clock; --move-time still "
-        "bounds each move)", gt=0, le=MAX_SECONDS, unit=" seconds", metavar="SECONDS")
     records: bool = setting(False, "keep every game's full record (docs/records.md) in the results")
     bootstrap: int = setting(DEFAULT_BOOTSTRAP, "bootstrap resamples for the intervals",
                              ge=MIN_BOOTSTRAP, le=MAX_BOOTSTRAP)
@@ -78,11 +117,6 @@ class TournamentConfig(Settings):
         if agents is not None:
             values["agents"] = agents
         super().__init__(**values)
-
-    @field_validator("options", mode="before")
-    @classmethod
-    def _options_from_pairs(cls, value):
-        return dict(value) if isinstance(value, tuple) else value
 
     @classmethod
     def load(cls, data, where: str) -> TournamentConfig:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...engine.bits import derive_seed
-from .defaults import MAX_ELO, MAX_GROUPS
+from .config import SprtTest
 from .ratings import TIE_TOLERANCE, groups_from_lines
 from .runner import ExperimentError, GameSetup, hand_on_fault_traces, run_games, validate_setup
 from .seating import rotations, schedule, tables_for
@@ -185,18 +185,10 @@ class SprtResult:
 
 
 def check_parameters(elo0: float, elo1: float, alpha: float, beta: float, max_groups: int) -> None:
-    """:raises ExperimentError: unless ``-MAX_ELO <= elo0 < elo1 <= MAX_ELO``, ``0 < alpha, beta < 0.5``
-    and ``1 <= max_groups <= MAX_GROUPS``."""
-    for name, value in (("elo0", elo0), ("elo1", elo1)):
-        if not -MAX_ELO <= value <= MAX_ELO:  # NaN fails too
-            raise ExperimentError(f"--{name} must be from {-MAX_ELO:g} to {MAX_ELO:g} Elo, not {value!r}")
-    if not elo0 < elo1:
-        raise ExperimentError(f"--elo0 must be below --elo1, not --elo0 {elo0!r} and --elo1 {elo1!r}")
-    for name, value in (("alpha", alpha), ("beta", beta)):
-        if not 0.0 < value < 0.5:
-            raise ExperimentError(f"--{name} must lie between 0 and 0.5, not {value!r}")
-    if isinstance(max_groups, bool) or not isinstance(max_groups, int) or not 1 <= max_groups <= MAX_GROUPS:
-        raise ExperimentError(f"--max-groups must be an integer from 1 to {MAX_GROUPS}, not {max_groups!r}")
+    """:raises SettingsError: unless the test's settings keep :class:`~.config.SprtTest`'s rules
+    (``-MAX_ELO <= elo0 < elo1 <= MAX_ELO``, ``0 < alpha, beta < 0.5``, ``1 <= max_groups <=
+    MAX_GROUPS``)."""
+    SprtTest(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_groups=max_groups)
 
 
 def run_sprt(game: str, options: dict, a_spec: str, b_spec: str, elo0: float, elo1: float,
