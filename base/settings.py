@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import functools
 import json
 import math
@@ -39,7 +40,7 @@ from pydantic.fields import FieldInfo
 
 from .errors import OptionError, SlagwerkError, brief
 
-__all__ = ["Settings", "SettingsError", "refuse_conflict", "rule", "setting"]
+__all__ = ["Settings", "SettingsError", "redefault", "refuse_conflict", "rule", "setting"]
 
 
 class SettingsError(SlagwerkError):
@@ -54,7 +55,7 @@ class SettingsError(SlagwerkError):
 def setting(default: Any = ..., help: str = "", *, flag: bool = True, metavar: str | None = None,
             zero_is_none: bool = False, unit: str = "", rule: str | None = None,
             default_text: str | None = None, given_as: str | None = None, positional: bool = False,
-            **constraints) -> Any:
+            flag_name: str | None = None, repeat: bool = False, **constraints) -> Any:
     """A field of a :class:`Settings` model: ``default`` (``...``: required), its ``help`` text
     and ``constraints`` (pydantic's ``ge``, ``gt``, ``le``, ``lt``, ``min_length``...).
 
@@ -63,12 +64,24 @@ def setting(default: Any = ..., help: str = "", *, flag: bool = True, metavar: s
     follows the bounds in the rule (``" seconds"``); ``rule`` replaces the rule :func:`rule`
     words from the type; ``default_text`` replaces the default shown in the help; ``given_as``
     names, in errors, the flags a command builds the setting from itself (``flag=False``);
-    ``positional``: the command line gives it as an argument, not a flag."""
+    ``positional``: the command line gives it as an argument, not a flag; ``flag_name`` replaces
+    ``--name`` (``--param`` for ``params``; a true-by-default switch is ``--no-name``);
+    ``repeat``: a list given as a repeated flag (``--param A --param B``), not ``--name A B``."""
     extra = {"flag": flag, "metavar": metavar, "zero_is_none": zero_is_none, "unit": unit,
-             "rule": rule, "default_text": default_text, "given_as": given_as, "positional": positional}
+             "rule": rule, "default_text": default_text, "given_as": given_as, "positional": positional,
+             "flag_name": flag_name, "repeat": repeat}
     if "allow_inf_nan" not in constraints and _numeric_bounds(constraints):
         constraints["allow_inf_nan"] = False
     return Field(default, description=help, json_schema_extra={"slagwerk": extra}, **constraints)
+
+
+def redefault(model: type[Settings], name: str, default: Any) -> Any:
+    """The field ``name`` of ``model`` with another default, for a model that shares the setting
+    but not its default (a tuning run's confirmation SPRT asks for 20 Elo, not 50)."""
+    field = copy.copy(model.model_fields[name])
+    field.default = default
+    field._attributes_set = {**field._attributes_set, "default": default}
+    return field
 
 
 def _numeric_bounds(constraints: dict) -> bool:
@@ -175,15 +188,20 @@ class Settings(BaseModel):
     """What a stored one is called in errors (``not a tournament's settings``)."""
     STORED_EXTRA: ClassVar[tuple[str, ...]] = ()
     """Keys a stored file may hold beside the fields, read by someone else (left out here)."""
+    POSITIONAL: ClassVar[tuple[str, ...]] = ()
+    """Fields a Python caller may give by position, in order (``TournamentConfig("coins", agents)``)."""
     STORED_REQUIRED: ClassVar[tuple[str, ...]] = ()
     """Fields a stored file must hold even where they have a default (what sizes the run: a file
     without them was not written by slagwerk)."""
 
-    def __init__(self, **values):
-        """The settings ``values`` (the defaults for the rest).
+    def __init__(self, /, *args, **values):
+        """The settings ``values`` (the defaults for the rest); ``args`` fill :attr:`POSITIONAL`.
 
         :raises SettingsError: naming the setting, its value and the rule.
         """
+        if len(args) > len(self.POSITIONAL):
+            raise TypeError(f"{type(self).__name__} takes {len(self.POSITIONAL)} settings by position")
+        values.update(zip(self.POSITIONAL, args))
         try:
             super().__init__(**values)
         except ValidationError as err:
@@ -208,7 +226,12 @@ class Settings(BaseModel):
         extra = _extra(cls.model_fields[name]) if name in cls.model_fields else {}
         if extra.get("positional"):
             return extra.get("metavar") or name.upper()
-        return extra.get("given_as") or "--" + name.replace("_", "-")
+        if extra.get("flag_name") or extra.get("given_as"):
+            return extra.get("flag_name") or extra.get("given_as")
+        field = cls.model_fields.get(name)
+        if field is not None and field.default is True:
+            return "--no-" + name.replace("_", "-")
+        return "--" + name.replace("_", "-")
 
     @classmethod
     def add_flags(cls, parser: argparse.ArgumentParser, *, exclude: tuple[str, ...] = (),
@@ -230,13 +253,15 @@ class Settings(BaseModel):
                                     type=_flag_type(cls, name))
                 continue
             if kind is bool:
-                kwargs["action"] = "store_true"
+                kwargs.update(action="store_const", const=not default)
             else:
                 if typing.get_origin(kind) is Literal:
                     kwargs["choices"] = typing.get_args(kind)
                 else:
                     kwargs["type"] = _flag_type(cls, name)
-                if typing.get_origin(kind) in (tuple, list):
+                if typing.get_origin(kind) in (tuple, list) and extra.get("repeat"):
+                    kwargs["action"] = "append"
+                elif typing.get_origin(kind) in (tuple, list):
                     kwargs["nargs"] = "+"
                 if extra.get("metavar"):
                     kwargs["metavar"] = extra["metavar"]
@@ -253,7 +278,7 @@ class Settings(BaseModel):
         found = {}
         for name, field in cls.flag_fields().items():
             value = getattr(args, name, None)
-            if value is None or value is False:
+            if value is None:
                 continue
             if _extra(field).get("zero_is_none") and value == 0:
                 value = None
@@ -334,9 +359,15 @@ class Settings(BaseModel):
             with contextlib.suppress(ValidationError):  # not a value it could hold: it differs
                 value = TypeAdapter(field.annotation).validate_python(value)
             stored = getattr(self, name)
-            if _comparable(value) != _comparable(stored):
-                refuse_conflict(type(self).flag_of(name), stored, value, where,
-                                switch=_optional(field.annotation)[0] is bool)
+            if _comparable(value) == _comparable(stored):
+                continue
+            flag = type(self).flag_of(name)
+            if _optional(field.annotation)[0] is bool:  # a switch: say which way the run was started
+                started = "with it" if stored != field.default else "without it"
+                raise OptionError(f"{flag} conflicts with the run in {str(where)!r}, started {started}: "
+                                  f"--resume continues a run with its own settings (drop {flag}, or start "
+                                  "a new run)")
+            refuse_conflict(flag, stored, value, where)
 
 
 @functools.cache
@@ -355,14 +386,14 @@ def _comparable(value):
     return value
 
 
-def refuse_conflict(flag: str, stored, given, folder, *, switch: bool = False) -> None:
+def refuse_conflict(flag: str, stored, given, folder) -> None:
     """With ``--resume``, a setting given again must agree with the one stored in ``folder``.
 
     :raises OptionError: naming the flag, the folder's value and the given value.
     """
     if given == stored:
         return
-    if switch or isinstance(given, bool):  # an on/off flag: say which way the run was started
+    if isinstance(given, bool):  # an on/off flag: say which way the run was started
         what = f"{flag} conflicts with the run in {str(folder)!r}, started " + \
             ("without it" if given else "with it")
     else:

@@ -6,26 +6,24 @@ import json
 import sys
 
 from ..engine import GAME_NAMES
-from ..errors import AgentUnavailable, OptionError
+from ..errors import AgentUnavailable
 from .options import (
-    DEFAULT_SEED,
-    DEFAULT_UNIT,
     add_agent_source_options,
     add_game_options,
-    add_game_time_option,
+    add_results_options,
     add_run_options,
     agent_source_words,
     game_from_args,
+    game_options_given,
     load_agent_sources,
-    nonempty,
-    refuse_conflict,
+    refuse_resume_conflicts,
     say_how_to_continue,
-    stored_move_time,
 )
 
 
 def add_parser(subparsers) -> None:
-    from ..experiments.tuning.run import DEFAULT_ELO1, DEFAULT_MAX_GROUPS, GP_GROUPS, METHODS, SPSA_GROUPS
+    from ..experiments.harness.defaults import RESULTS_ROOT
+    from ..experiments.tuning.config import TuneConfig
 
     parser = subparsers.add_parser(
         "tune", help="tune an agent's parameters (SPSA or a GP search), confirmed by SPRT",
@@ -39,39 +37,11 @@ def add_parser(subparsers) -> None:
         "--param iterations=500 --opponents heuristic ismcts --budget 20000 --seed 1 --jobs 2",
     )
     parser.add_argument("--game", choices=GAME_NAMES, help="the game")
-    parser.add_argument("--agent", help="the agent to tune, e.g. ismcts")
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=RANGE",
-                        help="a parameter to tune (c=0.1:3.0, c=0.05:5:log, iterations=100:2000) "
-                        "or to fix (iterations=500); repeatable")
-    parser.add_argument("--opponents", nargs="+", metavar="SPEC",
-                        help="the opponent pool, e.g. heuristic ismcts:iterations=500")
-    parser.add_argument("--budget", type=int, help="games to play while tuning (not counting the SPRT)")
-    parser.add_argument("--method", choices=METHODS, default=None,
-                        help="spsa, gp, or auto: gp when every tuned parameter is an integer (default)")
-    parser.add_argument("--groups", type=int,
-                        help=f"duplicate groups per evaluation (default: {SPSA_GROUPS} for SPSA, "
-                        f"at least {GP_GROUPS} for the GP search)")
-    parser.add_argument("--results", type=nonempty, metavar="DIR",
-                        help="results folder (default slagwerk-results/tune-<game>-<agent>-<time>)")
-    parser.add_argument("--resume", type=nonempty, metavar="DIR",
-                        help="continue the interrupted run in DIR with its stored settings (a setting "
-                        "given with it must agree with the stored one)")
-    parser.add_argument("--force", action="store_true",
-                        help="start over in a --results folder that is not empty (replacing an "
-                        "earlier run's files there)")
-    parser.add_argument("--no-confirm", action="store_true", help="skip the SPRT against the defaults")
-    parser.add_argument("--elo0", type=float, default=None,
-                        help="SPRT H0: the tuned setting is at most this stronger (default 0)")
-    parser.add_argument("--elo1", type=float, default=None,
-                        help=f"SPRT H1: it is at least this stronger (default {DEFAULT_ELO1:g})")
-    parser.add_argument("--alpha", type=float, default=None, help="SPRT false-H1 rate (default 0.05)")
-    parser.add_argument("--beta", type=float, default=None, help="SPRT false-H0 rate (default 0.05)")
-    parser.add_argument("--max-groups", type=int, default=None,
-                        help=f"SPRT gives up after this many groups (default {DEFAULT_MAX_GROUPS})")
+    TuneConfig.add_flags(parser)
+    add_results_options(parser, "tuning run", RESULTS_ROOT / "tune-<game>-<agent>-<time>")
     parser.add_argument("--json", action="store_true", help="print best.json (with the SPRT) as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    add_run_options(parser, resumable=True)
-    add_game_time_option(parser)
+    add_run_options(parser, settings=False)
     add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)
@@ -83,21 +53,22 @@ def run(args) -> int:
     from ..agents.registry import resolve_spec_files
     from ..experiments.harness.results import FAULTS_LOG
     from ..experiments.harness.runner import ExperimentError
-    from ..experiments.tuning import TuneConfig, format_report, run_tuning
+    from ..experiments.tuning import format_report, run_tuning
+    from ..experiments.tuning.config import TuneConfig
     from ..experiments.tuning.folder import TuningFolder
     from ..experiments.tuning.run import confirmation_seed, default_folder
 
-    if args.jobs == 0 or args.jobs < -1:
-        raise ExperimentError(f"--jobs must be -1 (all cores) or a positive count, not {args.jobs}")
+    stored = TuningFolder.open(args.resume) if args.resume else None
+    config = TuneConfig.load(stored.config(), stored.config_path) if stored else None
     # plugins and --bot bots, before any spec is checked
-    load_agent_sources(args, stored_move_time(TuningFolder, args.resume) if args.resume else _move_time(args))
+    load_agent_sources(args, config.move_time if config else TuneConfig.value_given(args, "move_time"))
     confirm_bar = _ConfirmBar(not args.quiet)
     common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                   progress=not args.quiet, on_confirm_group=confirm_bar.update)
     folder = None  # the results folder, once known: an interrupt names it
     try:
         if args.resume:
-            _refuse_conflicting_flags(args)
+            _refuse_changes(args, config)
             folder = args.resume
             result = run_tuning(None, folder, resume=True, **common)
         else:
@@ -106,19 +77,12 @@ def run(args) -> int:
                        if value is None]
             if missing:
                 raise ExperimentError(f"tune needs {', '.join(missing)} (or --resume DIR)")
-            options_given = args.option or any(
-                getattr(args, key) is not None for key in ("players", "target", "first_dealer"))
             game = game_from_args(args.game, args)
-            config = TuneConfig(
-                game=args.game, agent=args.agent, params=tuple(args.param),
+            config = TuneConfig.from_flags(
+                args, game=args.game,
                 # @FILE items are read once, here: the run (and its config.json) holds values.
                 opponents=tuple(resolve_spec_files(spec, args.game) for spec in args.opponents),
-                budget=args.budget, seed=_or(args.seed, DEFAULT_SEED),
-                method=_or(args.method, "auto"), groups=args.groups,
-                options=tuple(sorted(game.options.items())) if options_given else (),
-                unit=_or(args.unit, DEFAULT_UNIT), move_time=_move_time(args),
-                game_time=args.game_time, confirm=not args.no_confirm, **_sprt_settings(args),
-            )
+                options=game.options if game_options_given(args) else {})
             folder = args.results or default_folder(config)
             result = run_tuning(config, folder, force=args.force, **common)
     except (KeyboardInterrupt, AgentUnavailable) as stop:
@@ -150,62 +114,21 @@ def run(args) -> int:
     return 0
 
 
-def _or(value, default):
-    return default if value is None else value
-
-
-def _move_time(args) -> float | None:
-    if args.move_time is not None and args.move_time < 0:
-        raise OptionError(f"--move-time must not be negative, not {args.move_time}")
-    return args.move_time if args.move_time else None
-
-
-def _sprt_settings(args) -> dict:
-    from ..experiments.tuning.run import DEFAULT_ELO1, DEFAULT_MAX_GROUPS
-
-    return dict(elo0=_or(args.elo0, 0.0), elo1=_or(args.elo1, DEFAULT_ELO1), alpha=_or(args.alpha, 0.05),
-                beta=_or(args.beta, 0.05), max_groups=_or(args.max_groups, DEFAULT_MAX_GROUPS))
-
-
-def _refuse_conflicting_flags(args) -> None:
+def _refuse_changes(args, config) -> None:
     """With --resume, every stored setting given again must agree with the folder's."""
-    from pathlib import Path
-
     from ..agents.registry import resolve_spec_files
     from ..engine import make_game
-    from ..experiments.tuning.folder import TuningFolder
 
-    if args.force:
-        raise OptionError("--force starts a tuning run over; it cannot be combined with --resume")
-    config = TuningFolder.open(args.resume).config()
-    where = args.resume
-    if args.results is not None and Path(args.results).resolve() != Path(args.resume).resolve():
-        refuse_conflict("--results", args.resume, args.results, where)
-    stored = lambda name, default=None: config.get(name, default)  # noqa: E731
-    move_time = None if args.move_time is None else _move_time(args)
-    given = [("--game", stored("game"), args.game), ("--agent", stored("agent"), args.agent),
-             ("--param", stored("params"), list(args.param) or None),
-             ("--opponents", stored("opponents"),
-              None if args.opponents is None
-              else [resolve_spec_files(o, stored("game")) for o in args.opponents]),
-             ("--budget", stored("budget"), args.budget), ("--method", stored("method"), args.method),
-             ("--groups", stored("groups"), args.groups), ("--seed", stored("seed"), args.seed),
-             ("--unit", stored("unit"), args.unit),
-             ("--no-confirm", not stored("confirm", True), True if args.no_confirm else None),
-             ("--elo0", stored("elo0"), args.elo0), ("--elo1", stored("elo1"), args.elo1),
-             ("--alpha", stored("alpha"), args.alpha), ("--beta", stored("beta"), args.beta),
-             ("--max-groups", stored("max_groups"), args.max_groups)]
-    if args.move_time is not None:
-        given.append(("--move-time", stored("move_time"), move_time))
-    given.append(("--game-time", stored("game_time"), args.game_time))
-    for flag, stored_value, given_value in given:
-        if given_value is not None:
-            refuse_conflict(flag, stored_value, given_value, where)
-    if args.option or any(getattr(args, key) is not None for key in ("players", "target", "first_dealer")):
-        game = stored("game")
-        refuse_conflict("--option/--players/--target/--first-dealer",
-                        make_game(game, **dict(stored("options") or {})).options,
-                        game_from_args(game, args).options, where)
+    refuse_resume_conflicts(args)
+    values = {}
+    if args.game is not None:
+        values["game"] = args.game
+    if args.opponents is not None:
+        values["opponents"] = [resolve_spec_files(o, config.game) for o in args.opponents]
+    if game_options_given(args):  # compared as the game completes them
+        values["options"] = game_from_args(config.game, args).options
+        config = config.model_copy(update={"options": make_game(config.game, **config.options).options})
+    config.refuse_changes(args, args.resume, **values)
 
 
 class _ConfirmBar:

@@ -141,6 +141,6 @@ def test_runs_without_a_clock_keep_their_stored_settings():
     from slagwerk.experiments.tuning import TuneConfig
 
     config = TuneConfig("coins", "ismcts", ("iterations=10:30",), ("random",), budget=24)
-    assert "game_time" not in config.to_json()
-    assert TuneConfig.from_json(config.to_json()) == config
-    assert TuneConfig.from_json({**config.to_json(), "game_time": 2.0}).game_time == 2.0
+    assert "game_time" not in config.dump()
+    assert TuneConfig.load(config.dump(), "config.json") == config
+    assert TuneConfig.load({**config.dump(), "game_time": 2.0}, "config.json").game_time == 2.0

@@ -374,11 +374,11 @@ def test_tune_resume_refuses_conflicting_flags_and_foreign_lines(tmp_path, capsy
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"options": "x"}, "'options' must be an object, not 'x'"),
-    ({"move_time": "x"}, "'move_time' must be a number above 0 or null, not 'x'"),
+    ({"options": "x"}, "'options' must be an object of integers, not 'x'"),
+    ({"move_time": "x"}, "'move_time' must be a number above 0 and at most 604800 or null, not 'x'"),
     ({"opponents": [1]}, "'opponents' must be a list of non-empty strings (at least 1), not [1]"),
-    ({"alpha": 2}, "'alpha' must be a number from 0.0 to 0.5, not 2"),
-    ({"zzz": 1}, "unknown setting 'zzz' (settings: game, agent, params, "),
+    ({"alpha": 2}, "'alpha' must be a number above 0 and below 0.5, not 2"),
+    ({"zzz": 1}, "unknown setting 'zzz' (settings: elo0, elo1, alpha, beta, max_groups, game, "),
 ])
 def test_a_tampered_tuning_config_is_a_one_line_error(tmp_path, capsys, change, message):
     """A tuning run's config.json edited by hand: `tune --resume` names the file, the key and

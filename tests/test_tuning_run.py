@@ -33,11 +33,12 @@ def tiny_config(**changes) -> TuneConfig:
     (dict(budget=57), ExperimentError, "allows 19 evaluations .* SPSA needs 20 .* give --budget 60 or more"),
     (dict(budget=100, groups=4), ExperimentError, r"give --budget 240 or more, or fewer --groups"),
     (dict(params=("iterations=2:9",), budget=21), ExperimentError, "the GP search needs 8"),
-    (dict(method="annealing"), ExperimentError, "unknown method 'annealing'"),
-    (dict(groups=0), ExperimentError, "--groups must be an integer from 1 to 100000"),
-    (dict(budget=-5), ExperimentError, "--budget must be an integer from 1 to 100000000"),
-    (dict(groups=10**8), ExperimentError, "--groups must be an integer from 1 to 100000, not 100000000"),
-    (dict(opponents=()), SpecError, "at least one opponent"),
+    (dict(method="annealing"), SettingsError, "'method' must be one of auto, spsa, gp, not 'annealing'"),
+    (dict(groups=0), SettingsError, "'groups' must be an integer from 1 to 100000 or null, not 0"),
+    (dict(budget=-5), SettingsError, "'budget' must be an integer from 1 to 100000000, not -5"),
+    (dict(groups=10**8), SettingsError,
+     "'groups' must be an integer from 1 to 100000 or null, not 100000000"),
+    (dict(opponents=()), SettingsError, r"'opponents' must be a list of non-empty strings \(at least 1\)"),
     (dict(opponents=("nobody",)), SpecError, "unknown agent 'nobody'"),
     (dict(params=("c=0.1:3.0", "iterations=0")), SpecError, "out of range"),
     (dict(params=("d=1:2",)), SpecError, "unknown parameter 'd'"),
@@ -47,7 +48,7 @@ def tiny_config(**changes) -> TuneConfig:
 def test_bad_settings_fail_before_any_game(tmp_path, changes, error, message):
     folder = tmp_path / "run"
     with pytest.raises(error, match=message):
-        run_tuning(tiny_config(**changes), folder, progress=False)
+        run_tuning(tiny_config(**changes), folder, progress=False)  # a bad setting: when it is made
     assert not folder.exists()
 
 

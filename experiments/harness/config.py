@@ -93,6 +93,7 @@ class TournamentConfig(MatchSettings):
     """
 
     KIND: ClassVar[str] = "tournament"
+    POSITIONAL: ClassVar[tuple[str, ...]] = ("game", "agents")
     STORED_EXTRA: ClassVar[tuple[str, ...]] = (VERSION_KEY,)
     STORED_REQUIRED: ClassVar[tuple[str, ...]] = ("deals", "seed")
 
@@ -110,13 +111,6 @@ class TournamentConfig(MatchSettings):
     (``None`` for a new run: they come from the bots registered with ``--bot``)."""
     experiment: dict[str, Any] | None = setting(None, flag=False)
     """A curve experiment's own settings (:mod:`~slagwerk.experiments.studies.budget` reads them)."""
-
-    def __init__(self, game: str | None = None, agents=None, /, **values):
-        if game is not None:
-            values["game"] = game
-        if agents is not None:
-            values["agents"] = agents
-        super().__init__(**values)
 
     @classmethod
     def load(cls, data, where: str) -> TournamentConfig:

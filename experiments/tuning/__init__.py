@@ -5,10 +5,19 @@
 'c=0.1:3:log (float), iterations=200 (fixed)'
 """
 
-from .gp import gp_maximize
-from .run import METHODS, Plan, TuneConfig, TuneResult, format_report, run_tuning, verdict_text
-from .space import Dimension, Space, parse_space
-from .spsa import spsa_maximize
+import importlib
+
+_WHERE = {"gp_maximize": "gp", "METHODS": "config", "TuneConfig": "config", "Plan": "run",
+          "TuneResult": "run", "format_report": "run", "run_tuning": "run", "verdict_text": "run",
+          "Dimension": "space", "Space": "space", "parse_space": "space", "spsa_maximize": "spsa"}
+"""Where each name lives: loaded when first asked for, so that the settings (:mod:`.config`)
+load without numpy and scipy (``slagwerk tune --help``)."""
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "METHODS",

@@ -17,7 +17,6 @@ agent's defaults with :func:`~slagwerk.experiments.harness.sprt.run_sprt`.
 from __future__ import annotations
 
 import io
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,216 +25,31 @@ import numpy as np
 
 from ...agents.external import (
     check_fingerprints,
-    fingerprints,
     install_all,
     keep_stderr_in,
     registered_bots,
 )
 from ...agents.warmup import ensure_compiled
 from ...engine.bits import derive_seed
-from ...errors import SpecError
 from ...safe_files import SafeFileError
-from ..harness import stored
-from ..harness.defaults import MAX_ELO, MAX_GROUPS, MAX_TUNING_GAMES, default_results_folder
-from ..harness.results import VERSION_KEY, FaultLog, run_id
-from ..harness.runner import UNITS, ExperimentError, GameSetup, game_info, validate_setup
-from ..harness.seating import schedule
-from ..harness.sprt import SprtResult, check_parameters, run_sprt
-from ..harness.tournament import candidate_tables, evaluate
+from ..harness.defaults import default_results_folder
+from ..harness.results import FaultLog, run_id
+from ..harness.runner import ExperimentError
+from ..harness.sprt import SprtResult, run_sprt
+from ..harness.tournament import evaluate
 from . import folder as files
+from .config import Plan, TuneConfig
 from .folder import TuningFolder
-from .gp import MIN_EVALUATIONS as GP_MIN_EVALUATIONS
 from .gp import gp_maximize
-from .space import Space, parse_space
-from .spsa import MIN_ITERATIONS as SPSA_MIN_ITERATIONS
 from .spsa import spsa_maximize
 
-METHODS = ("auto", "spsa", "gp")
-"""``auto`` picks ``gp`` when every tuned parameter is an integer, else ``spsa``."""
-SPSA_GROUPS = 4
-"""Default duplicate groups per SPSA evaluation: many cheap, paired iterations beat few precise ones."""
-GP_GROUPS = 8
-"""Least duplicate groups per GP evaluation by default."""
-GP_TARGET_EVALUATIONS = 60
-"""The GP's default group count aims at about this many evaluations."""
 GP_AXIS_VALUES = 64
 """At most this many values per parameter on the GP's grid."""
-DEFAULT_ELO1 = 20.0
-"""Default SPRT alternative for the confirmation, in Elo."""
-DEFAULT_MAX_GROUPS = 1000
-"""Default most duplicate groups of the confirmation SPRT."""
 
 # Seed streams: one per use, so that changing one never shifts another.
 _OPTIMISER_STREAM = 0x7E57
 _EVALUATION_STREAM = 0xE7A1
 _CONFIRMATION_STREAM = 0xC0F1
-
-
-@dataclass(frozen=True)
-class TuneConfig:
-    """A tuning run's settings (stored in its results folder as ``config.json``).
-
-    ``params`` are ``--param`` texts (``c=0.1:3.0``, ``c=0.1:3.0:log``,
-    ``iterations=500``); ``budget`` counts the games of the tuning itself (the
-    confirmation plays up to ``max_groups`` further groups); ``groups``
-    (duplicate groups per evaluation) defaults by method.
-    """
-
-    game: str
-    agent: str
-    params: tuple[str, ...]
-    opponents: tuple[str, ...]
-    budget: int
-    seed: int = 1
-    method: str = "auto"
-    groups: int | None = None
-    options: tuple = ()
-    unit: str = "deal"
-    move_time: float | None = None
-    confirm: bool = True
-    elo0: float = 0.0
-    elo1: float = DEFAULT_ELO1
-    alpha: float = 0.05
-    beta: float = 0.05
-    max_groups: int = DEFAULT_MAX_GROUPS
-    game_time: float | None = None
-    """Each seat's clock for a game in seconds (``None``: none; left out of the stored
-    settings then, so that runs from before the clock keep their fingerprint)."""
-
-    def space(self) -> Space:
-        return parse_space(self.agent, list(self.params))
-
-    def default_spec(self) -> str:
-        """The baseline: the agent with the fixed parameters and its defaults for the tuned ones."""
-        return self.space().spec()
-
-    def plan(self) -> Plan:
-        """What the run will do: method, groups and games per evaluation, evaluations.
-
-        Checks every setting, spec and range first.
-
-        :raises SlagwerkError: (``SpecError``, ``OptionError``,
-            ``ExperimentError``) naming the bad input, before any game runs.
-        """
-        if self.method not in METHODS:
-            raise ExperimentError(f"unknown method {self.method!r} (methods: {', '.join(METHODS)})")
-        if self.unit not in UNITS:
-            raise ExperimentError(f"unknown unit {self.unit!r} (units: {', '.join(UNITS)})")
-        for name, value, most in (("--budget", self.budget, MAX_TUNING_GAMES),
-                                  ("--groups", self.groups, MAX_GROUPS)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                      or not 1 <= value <= most):
-                raise ExperimentError(f"{name} must be an integer from 1 to {most}, not {value!r}")
-        if not self.opponents:
-            raise SpecError("tuning needs at least one opponent spec (--opponents)")
-        space = self.space()
-        setup = GameSetup(self.game, tuple(self.options), (space.spec(), *self.opponents), self.unit,
-                          int(self.seed), self.move_time, game_time=self.game_time)
-        validate_setup(setup, unique_labels=False)
-        if self.confirm:
-            check_parameters(self.elo0, self.elo1, self.alpha, self.beta, self.max_groups)
-        method = self.method
-        if method == "auto":
-            method = "gp" if space.all_integer else "spsa"
-        info = game_info(setup)
-        tables = candidate_tables(info.n_players, info.team_game, info.team_of, len(self.opponents))
-        games_per_group = len(schedule(tables, len(tables))) / len(tables)
-        groups = self.groups
-        if groups is None:
-            if method == "spsa":
-                groups = SPSA_GROUPS
-            else:
-                groups = max(GP_GROUPS, math.ceil(self.budget / games_per_group / GP_TARGET_EVALUATIONS))
-        games = len(schedule(tables, groups))
-        evaluations = self.budget // games
-        needed = 2 * SPSA_MIN_ITERATIONS if method == "spsa" else GP_MIN_EVALUATIONS
-        if evaluations < needed:
-            what = (f"SPSA needs {needed} ({SPSA_MIN_ITERATIONS} iterations of 2)" if method == "spsa"
-                    else f"the GP search needs {needed}")
-            raise ExperimentError(
-                f"--budget {self.budget} games allows {evaluations} evaluation"
-                f"{'' if evaluations == 1 else 's'} of {groups} duplicate groups ({games} games each); "
-                f"{what}: give --budget {needed * games} or more"
-                + (", or fewer --groups" if groups > 1 else "")
-            )
-        if method == "spsa":
-            evaluations -= evaluations % 2
-        return Plan(method, groups, games, evaluations, space)
-
-    def run_id(self) -> str:
-        """The fingerprint (:func:`..results.run_id`) of the settings that decide the evaluations
-        (all but the confirmation's), carried by each line of the log as ``run``."""
-        data = self.to_json()
-        for name in ("confirm", "elo0", "elo1", "alpha", "beta", "max_groups"):
-            data.pop(name)
-        return run_id(data)
-
-    def to_json(self) -> dict:
-        data = {name: getattr(self, name) for name in self.__dataclass_fields__}
-        data["params"] = list(self.params)
-        data["opponents"] = list(self.opponents)
-        data["options"] = dict(self.options)
-        if self.game_time is None:
-            data.pop("game_time")
-        bots = fingerprints([self.agent, *self.opponents])  # a name and a hash, never a command
-        if bots:
-            data["bots"] = bots
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict, where: str = "config.json") -> TuneConfig:
-        """The settings stored by :meth:`to_json` (``where``: the file, for errors).
-
-        :raises ExperimentError: naming the file, the key and the value, for an
-            unknown or missing key or a value of the wrong kind.
-        """
-        stored.check_stored(data, STORED_SETTINGS, where)
-        values = dict(data)
-        values.pop("bots", None)  # checked against the --bot definitions by run_tuning
-        values["params"] = tuple(values["params"])
-        values["opponents"] = tuple(values["opponents"])
-        values["options"] = tuple(sorted((values.get("options") or {}).items()))
-        return cls(**values)
-
-
-STORED_SETTINGS = {
-    "game": stored.text(required=True),
-    "agent": stored.text(required=True),
-    "params": stored.texts(required=True, at_least=1),
-    "opponents": stored.texts(required=True, at_least=1),
-    "budget": stored.integer(1, MAX_TUNING_GAMES, required=True),
-    "seed": stored.seed(),
-    "method": stored.text(choices=METHODS),
-    "groups": stored.integer(1, MAX_GROUPS, none=True),
-    "options": stored.mapping(),
-    "unit": stored.text(choices=UNITS),
-    "move_time": stored.number(positive=True, none=True),
-    "confirm": stored.flag(),
-    "elo0": stored.number(low=-MAX_ELO, high=MAX_ELO),
-    "elo1": stored.number(low=-MAX_ELO, high=MAX_ELO),
-    "alpha": stored.number(low=0.0, high=0.5),
-    "beta": stored.number(low=0.0, high=0.5),
-    "max_groups": stored.integer(1, MAX_GROUPS),
-    "game_time": stored.number(positive=True, none=True),
-    "bots": stored.mapping(values="text"),
-    VERSION_KEY: stored.anything(),  # the version that wrote the file (ExperimentFolder.config checks it)
-}
-"""What a tuning run's ``config.json`` holds (:meth:`TuneConfig.from_json`)."""
-
-
-@dataclass(frozen=True)
-class Plan:
-    """A checked run: ``evaluations`` of ``groups`` groups (``games`` games each) by ``method``."""
-
-    method: str
-    groups: int
-    games: int
-    evaluations: int
-    space: Space
-
-    def as_json(self) -> dict:
-        return {"method": self.method, "groups": self.groups, "games_per_evaluation": self.games,
-                "evaluations": self.evaluations, "space": self.space.describe()}
 
 
 @dataclass
@@ -279,7 +93,7 @@ class TuneResult:
         return data
 
     def summary_json(self) -> dict:
-        return {"config": self.config.to_json(), "plan": self.plan.as_json(), "best": self.best_json(),
+        return {"config": self.config.dump(), "plan": self.plan.as_json(), "best": self.best_json(),
                 "seconds": round(self.seconds, 2), "trajectory": self.trajectory}
 
 
@@ -367,7 +181,7 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
         if results is None:
             raise ExperimentError("--resume needs the results folder of the run to continue")
         folder = TuningFolder.open(results)
-        config = TuneConfig.from_json(folder.config(), folder.config_path)
+        config = TuneConfig.load(folder.config(), folder.config_path)
         check_fingerprints(dict(folder.config().get("bots") or {}), [config.agent, *config.opponents],
                            folder.path)  # the same --bot definitions given again
         plan = config.plan()
@@ -376,7 +190,7 @@ def run_tuning(config: TuneConfig | None = None, results=None, *, jobs: int = 1,
             raise ExperimentError("run_tuning needs a TuneConfig (or resume=True)")
         plan = config.plan()
         if save:
-            folder = TuningFolder.create(results or default_folder(config), config.to_json(), force=force)
+            folder = TuningFolder.create(results or default_folder(config), config.dump(), force=force)
     if folder is not None:
         install_all(keep_stderr_in(registered_bots(), folder.path))  # bots' stderr kept with the results
         faults = FaultLog(folder.path)  # and the agents' tracebacks
@@ -494,7 +308,7 @@ def _confirm(config, result, folder, jobs, backend, scheduler, on_group, faults)
     if result.spec == result.default_spec:
         return None
     stored = folder.read(files.CONFIRMATION) if folder is not None else None
-    key = {"a": result.spec, "b": result.default_spec, "run": run_id(config.to_json())}
+    key = {"a": result.spec, "b": result.default_spec, "run": run_id(config.dump())}
     if stored is not None:
         where = folder.path / files.CONFIRMATION
         if not isinstance(stored, dict) or {k: stored.get(k) for k in key} != key:
