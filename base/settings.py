@@ -235,12 +235,12 @@ class Settings(BaseModel):
 
     @classmethod
     def add_flags(cls, parser: argparse.ArgumentParser, *, exclude: tuple[str, ...] = (),
-                  defaults: dict[str, Any] | None = None) -> None:
+                  only: tuple[str, ...] | None = None, defaults: dict[str, Any] | None = None) -> None:
         """``--name`` for each field with a flag but ``exclude``; every flag's value is ``None``
         when it is not given (so that ``--resume`` can tell). ``defaults`` replaces a field's
         default in the help (the command applies it, as a value for :meth:`from_flags`)."""
         for name, field in cls.flag_fields().items():
-            if name in exclude:
+            if name in exclude or (only is not None and name not in only):
                 continue
             extra = _extra(field)
             kind, _ = _optional(field.annotation)
@@ -262,7 +262,7 @@ class Settings(BaseModel):
                 if typing.get_origin(kind) in (tuple, list) and extra.get("repeat"):
                     kwargs["action"] = "append"
                 elif typing.get_origin(kind) in (tuple, list):
-                    kwargs["nargs"] = "+"
+                    kwargs["nargs"] = "+" if _bounds(field).get("min_length") else "*"
                 if extra.get("metavar"):
                     kwargs["metavar"] = extra["metavar"]
                 bounds = _bounds(field)

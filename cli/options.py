@@ -68,40 +68,15 @@ def _set_once(options: dict, key: str, value: int, given: str) -> None:
     options[key] = value
 
 
-DEFAULT_SEED = 1
-DEFAULT_UNIT = "deal"
-
-
-def add_run_options(parser: argparse.ArgumentParser, move_time: float = 0.0, *,
-                    resumable: bool = False, settings: bool = True) -> None:
-    """What every experiment command shares: workers and, with ``settings`` (a command whose
-    settings are not a model yet), seed, unit and the per-move time limit (``move_time`` 0
-    means none).
-
-    ``resumable``: the command continues runs with ``--resume``, so --seed,
-    --unit and --move-time default to ``None`` (given or not can be told
-    apart) and the command applies :data:`DEFAULT_SEED`, :data:`DEFAULT_UNIT`
-    and ``move_time`` itself.
-    """
-    if settings:
-        parser.add_argument("--seed", type=seed_value, default=None if resumable else DEFAULT_SEED,
-                            help=f"seed (default {DEFAULT_SEED})")
-        parser.add_argument("--unit", choices=("deal", "match"),
-                            default=None if resumable else DEFAULT_UNIT,
-                            help="a game is one deal scored by its normalised deal score (default), "
-                            "or a whole match scored by its outcome")
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """Where a long run's games are played: ``--jobs``, ``--backend`` and ``--scheduler`` (its
+    settings come from its model, :mod:`slagwerk.settings`)."""
     parser.add_argument("--jobs", type=jobs_value, default=-1,
                         help="worker processes (default: all cores; 1 plays in this process)")
     parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
                         help="local worker processes (default; forked on Linux) or a Dask cluster")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask scheduler address for --backend dask (default: a local cluster)")
-    if settings:
-        parser.add_argument("--move-time", type=number_in(float, 0, MAX_SECONDS, unit=" seconds"),
-                            default=None if resumable else move_time,
-                            metavar="SECONDS",
-                            help="per-move time limit; slower moves forfeit; 0: no limit "
-                            f"(default {f'{move_time:g}' if move_time else 'none'})")
 
 
 def add_results_options(parser: argparse.ArgumentParser, run: str, default_folder) -> None:
@@ -201,15 +176,6 @@ def load_agent_sources(args: argparse.Namespace, move_time: float | None = None)
     load_plugins(getattr(args, "plugin", ()))
     timeout = WARM_UP_FACTOR * move_time + OVERRUN_GRACE if move_time else None
     register_bots(getattr(args, "bot", ()), timeout=timeout)
-
-
-def stored_move_time(folder_class, path) -> float | None:
-    """The per-move limit stored in the results folder ``path`` (a ``folder_class`` run): on
-    ``--resume`` it, not the command line's default, sets the bots' backstop timeout."""
-    from ..experiments.harness.stored import number, stored_value
-
-    folder = folder_class.open(path)
-    return stored_value(folder.config(), "move_time", number(positive=True, none=True), folder.config_path)
 
 
 def seat_specs(game, human: int | None, specs: list[str] | None) -> list[str | None]:

@@ -33,7 +33,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--every", type=int, default=10,
                         help="print the running test every this many groups (default 10)")
     parser.add_argument("--json", action="store_true", help="print only the final result as JSON")
-    add_run_options(parser, settings=False)
+    add_run_options(parser)
     add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)

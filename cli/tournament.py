@@ -50,7 +50,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print each game's final ranking as one JSON object per line")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_run_options(parser, settings=False)
+    add_run_options(parser)
     add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)

@@ -41,7 +41,7 @@ def add_parser(subparsers) -> None:
     add_results_options(parser, "tuning run", RESULTS_ROOT / "tune-<game>-<agent>-<time>")
     parser.add_argument("--json", action="store_true", help="print best.json (with the SPRT) as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    add_run_options(parser, settings=False)
+    add_run_options(parser)
     add_agent_source_options(parser)
     add_game_options(parser)
     parser.set_defaults(run=run)

@@ -80,7 +80,16 @@ class SprtConfig(MatchSettings, SprtTest):
     b: Spec = setting(help="agent spec of the reference, e.g. heuristic", positional=True, metavar="B")
 
 
-class TournamentConfig(MatchSettings):
+class RunSettings(MatchSettings):
+    """A run of games rated together (a tournament, a curve experiment): its size and intervals."""
+
+    deals: int = setting(100, "duplicate groups per game, each deal played in all its rotations",
+                         ge=1, le=MAX_GROUPS)
+    bootstrap: int = setting(DEFAULT_BOOTSTRAP, "bootstrap resamples for the intervals",
+                             ge=MIN_BOOTSTRAP, le=MAX_BOOTSTRAP)
+
+
+class TournamentConfig(RunSettings):
     """A tournament's settings, stored in its results folder as ``config.json`` (the model's dump).
 
     >>> config = TournamentConfig("coins", ("random", "heuristic"), deals=4)
@@ -101,11 +110,7 @@ class TournamentConfig(MatchSettings):
         help="agent specs, e.g. random heuristic ismcts:iterations=2000,c=0.7 (label=... names one); "
         "in Kozel and Aluette an agent plays as two partnered copies, or write A+B for a partnership "
         "of two different agents", metavar="SPEC", default_text="the built-in agents", min_length=2)
-    deals: int = setting(100, "duplicate groups per game, each deal played in all its rotations",
-                         ge=1, le=MAX_GROUPS)
     records: bool = setting(False, "keep every game's full record (docs/records.md) in the results")
-    bootstrap: int = setting(DEFAULT_BOOTSTRAP, "bootstrap resamples for the intervals",
-                             ge=MIN_BOOTSTRAP, le=MAX_BOOTSTRAP)
     bots: dict[str, str] | None = setting(None, flag=False)
     """``name -> fingerprint`` of the external bots as a results folder recorded them
     (``None`` for a new run: they come from the bots registered with ``--bot``)."""

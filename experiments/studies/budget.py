@@ -36,28 +36,25 @@ import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
 from ...agents.registry import agent_class, parse_spec
 from ...errors import SpecError
-from ..harness import stored
-from ..harness.ratings import DEFAULT_BOOTSTRAP
+from ...settings import SettingsError
+from ..harness.config import RunSettings
 from ..harness.report import games_of, load_tournament, write_report
 from ..harness.results import ResultsFolder
 from ..harness.runner import ExperimentError, entry_label, partner_specs
 from ..harness.tournament import (
-    DEFAULT_MOVE_TIME,
     TournamentConfig,
     TournamentResult,
     format_forfeits,
     run_tournament,
 )
+from .config import BY, KINDS, CurveSettings
 
-KINDS = ("budget", "information")
-"""The curve experiments; each writes ``<kind>.csv``, ``.json``, ``.md``, ``.png`` and ``.svg``."""
-BY = ("iterations", "time")
-"""What a budget counts: search iterations per decision, or milliseconds per decision."""
 OUTPUT_EXTENSIONS = ("csv", "json", "md", "png", "svg")
 EXPERIMENT_KEY = "experiment"
 TOURNAMENT_SETTINGS = ("game", "agents", "deals", "seed", "options", "unit", "move_time", "bootstrap")
@@ -158,28 +155,12 @@ class Entry:
     budget: float | None = None
 
 
-@dataclass(frozen=True)
-class CurveConfig:
-    """A curve experiment's settings (``config.json``'s ``experiment``; the rest are the tournament's).
+class CurveConfig(CurveSettings, RunSettings):
+    """A curve experiment's settings: its own (:class:`~.config.CurveSettings`, stored under
+    ``config.json``'s ``experiment``) and its tournament's (:class:`~..harness.config.RunSettings`,
+    stored as the tournament's)."""
 
-    ``agents``: the specs whose curves are drawn (``information``: the one
-    search that sees its view); ``cheat``: the search that sees the true deal
-    (``information`` only); ``opponents``: fixed entries that anchor the scale.
-    """
-
-    kind: str
-    game: str
-    agents: tuple[str, ...]
-    budgets: tuple
-    by: str = "iterations"
-    opponents: tuple[str, ...] = ("heuristic",)
-    cheat: str | None = None
-    deals: int = 100
-    seed: int = 1
-    options: tuple = ()
-    unit: str = "deal"
-    move_time: float | None = DEFAULT_MOVE_TIME
-    bootstrap: int = DEFAULT_BOOTSTRAP
+    POSITIONAL: ClassVar[tuple[str, ...]] = ("kind", "game", "agents", "budgets")
 
     def curves(self) -> list[tuple[str, str]]:
         """``(curve name, spec)`` of every curve, in drawing order."""
@@ -198,15 +179,11 @@ class CurveConfig:
 
     def tournament(self) -> TournamentConfig:
         return TournamentConfig(game=self.game, agents=tuple(entry.spec for entry in self.entries()),
-                                deals=self.deals, seed=self.seed, options=tuple(self.options),
+                                deals=self.deals, seed=self.seed, options=self.options,
                                 unit=self.unit, move_time=self.move_time, bootstrap=self.bootstrap)
 
     def validate(self) -> None:
         """:raises SlagwerkError: for any bad setting or spec, naming it, before any game runs."""
-        if self.kind not in KINDS:
-            raise ExperimentError(f"unknown experiment {self.kind!r} (experiments: {', '.join(KINDS)})")
-        if not self.agents:
-            raise SpecError("the experiment needs an agent (--agent SPEC)")
         if self.kind == "information" and len(self.agents) != 1:
             raise SpecError("the information experiment compares one search (--agent) with its cheat")
         if self.kind == "information" and not agent_class(parse_spec(self.cheat or "cheat")[0]).cheating:
@@ -217,37 +194,25 @@ class CurveConfig:
             raise SpecError(f"two curves share the name {names[0]!r}: give one of them label=...")
         self.tournament().validate()
 
-    def to_json(self) -> dict:
-        return {"kind": self.kind, "agents": list(self.agents), "budgets": list(self.budgets),
-                "by": self.by, "opponents": list(self.opponents), "cheat": self.cheat}
+    def experiment_json(self) -> dict:
+        """The experiment's own settings, as ``config.json`` stores them under :data:`EXPERIMENT_KEY`."""
+        data = self.dump()
+        return {name: data[name] for name in CurveSettings.model_fields}
 
     @classmethod
-    def from_json(cls, experiment: dict, tournament: TournamentConfig,
-                  where: str = "config.json") -> CurveConfig:
-        """The experiment's own settings stored by :meth:`to_json` under
-        :data:`EXPERIMENT_KEY`, with ``tournament`` stored beside them (``where``: the
-        file, for errors). :raises ExperimentError: naming the key and the value."""
-        stored.check_stored(experiment, STORED_SETTINGS, f"{where}, {EXPERIMENT_KEY!r}")
-        budgets = experiment["budgets"]
-        if experiment["by"] == "iterations" and not all(isinstance(b, int) for b in budgets):
-            raise ExperimentError(f"{where}, {EXPERIMENT_KEY!r}: 'budgets' must be whole numbers of "
-                                  f"iterations, not {budgets!r}")
-        return cls(experiment["kind"], tournament.game, tuple(experiment["agents"]),
-                   tuple(budgets), experiment["by"], tuple(experiment["opponents"]),
-                   experiment.get("cheat"), tournament.deals, tournament.seed,
-                   tuple(sorted(tournament.options.items())), tournament.unit, tournament.move_time,
-                   tournament.bootstrap)
-
-
-STORED_SETTINGS = {
-    "kind": stored.text(required=True, choices=KINDS),
-    "agents": stored.texts(required=True, at_least=1),
-    "budgets": stored.numbers(required=True),
-    "by": stored.text(required=True, choices=BY),
-    "opponents": stored.texts(required=True),
-    "cheat": stored.text(none=True),
-}
-"""What a curve experiment stores under :data:`EXPERIMENT_KEY` (:meth:`CurveConfig.from_json`)."""
+    def load_parts(cls, experiment, tournament: TournamentConfig, where: str) -> CurveConfig:
+        """The experiment stored under :data:`EXPERIMENT_KEY` with ``tournament`` stored beside it
+        (``where``: the file, for errors). :raises SettingsError: naming the key and the value."""
+        where = f"{where}, {EXPERIMENT_KEY!r}"
+        if not isinstance(experiment, dict):
+            return CurveSettings.load(experiment, where)  # raises: not an object
+        unknown = [key for key in experiment if key not in CurveSettings.model_fields]
+        if unknown:
+            raise SettingsError(f"{where}: unknown setting {unknown[0]!r} (settings: "
+                                f"{', '.join(CurveSettings.model_fields)})")
+        shared = tournament.dump()
+        return cls.load({**experiment, **{name: shared[name] for name in RunSettings.model_fields
+                                          if name in shared}}, where)
 
 
 def load_config(path) -> CurveConfig:
@@ -262,7 +227,7 @@ def load_config(path) -> CurveConfig:
         raise ExperimentError(f"{str(path)!r} holds a tournament, not an experiment (no {EXPERIMENT_KEY!r} "
                               f"in config.json)")
     tournament = TournamentConfig.load(data, folder.config_path)
-    config = CurveConfig.from_json(experiment, tournament, folder.config_path)
+    config = CurveConfig.load_parts(experiment, tournament, folder.config_path)
     made = config.tournament()
     if any(getattr(made, key) != getattr(tournament, key) for key in TOURNAMENT_SETTINGS):
         raise ExperimentError(f"{Path(path) / 'config.json'}: the experiment's settings do not make the "
@@ -297,7 +262,7 @@ def run_curve(config: CurveConfig | None, results=None, *, resume: bool = False,
         config = load_config(results)
     else:
         config.validate()
-        CurveFolder.create(results, {**config.tournament().dump(), EXPERIMENT_KEY: config.to_json()},
+        CurveFolder.create(results, {**config.tournament().dump(), EXPERIMENT_KEY: config.experiment_json()},
                            force=force)
     result = run_tournament(None, results, resume=True, jobs=jobs, backend=backend, scheduler=scheduler,
                             progress=progress)
@@ -360,7 +325,7 @@ def write_outputs(path, result: TournamentResult | None = None,
     document = {"experiment": config.kind, "game": config.game, "by": config.by, "unit": config.unit,
                 "groups": result.ratings.groups, "tables": len(result.config.tables()),
                 "games": result.games, "seed": config.seed,
-                "settings": config.to_json(), "rows": rows}
+                "settings": config.experiment_json(), "rows": rows}
     table = rows
     if extra is not None:
         document["gaps"] = extra
