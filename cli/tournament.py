@@ -112,7 +112,7 @@ def run(args) -> int:
     # @FILE items are read once, here: the run (and its config.json) holds values, never paths.
     specs = tuple(resolve_spec_files(spec, games) for spec in args.agents) if args.agents else None
     if game_options_given(args) and len(games) != 1:
-        raise OptionError("game options (--option, --players, --target, --first-dealer) need one --game")
+        raise OptionError("game options (--option, or a game option's own flag) need one --game")
     configs = []
     for name in games:
         game = game_from_args(name, args)

@@ -1,11 +1,14 @@
 """The game registry: every game by name and id, from the games' own declarations.
 
 A built-in game is one line of :data:`GAME_PACKAGES`; its package declares
-``INFO`` (a :class:`~slagwerk.engine.spec.GameInfo`). Another game (a
-plugin, a test's toy game) calls :func:`register_game` with its own
-``GameInfo``. Names and ids are unique; reading the registry imports no
-kernels: :func:`kernels_by_id` and :func:`game_class` import them on first
-use, so a run compiles only the games it plays.
+``INFO`` (a :class:`~slagwerk.engine.spec.GameInfo`). A game from another
+installed package names its ``GameInfo`` in the entry-point group
+``slagwerk.games`` (:data:`ENTRY_POINT_GROUP`), so that every process knows
+it (tournament workers, ``slagwerk serve`` and its bot workers); a script or
+a test's toy game calls :func:`register_game` with its own ``GameInfo``.
+Names and ids are unique; reading the registry imports no kernels:
+:func:`kernels_by_id` and :func:`game_class` import them on first use, so a
+run compiles only the games it plays.
 
 >>> from slagwerk.engine import registry
 >>> [info.name for info in registry.game_infos()]
@@ -29,6 +32,9 @@ GAME_PACKAGES = (
     "aluette",
 )
 """The built-in games: packages of ``slagwerk.engine`` that declare ``INFO``."""
+
+ENTRY_POINT_GROUP = "slagwerk.games"
+"""Installed packages name their games' ``GameInfo`` here (``mygame = mypackage:INFO``)."""
 
 _BY_NAME: dict[str, GameInfo] = {}
 _BY_ID: dict[int, GameInfo] = {}
@@ -75,6 +81,25 @@ def _load_builtin() -> None:
     _LOADED = True
     for package in GAME_PACKAGES:
         _register(import_module(f"{__package__}.{package}").INFO)
+    _load_entry_points()
+
+
+def _load_entry_points() -> None:
+    """Register the games of the installed ``slagwerk.games`` entry points; one that cannot be
+    loaded, is not a ``GameInfo`` or takes a name or id already taken is skipped with a one-line
+    warning (an installed plugin must not stop every command)."""
+    import sys
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        where = f"game plugin {point.name!r} ({point.value})"
+        try:
+            info = point.load()
+            if not isinstance(info, GameInfo):
+                raise TypeError(f"it is a {type(info).__name__}, not a GameInfo")
+            _register(info)
+        except Exception as err:
+            print(f"slagwerk: warning: {where} skipped: {type(err).__name__}: {err}", file=sys.stderr)
 
 
 def game_infos() -> tuple[GameInfo, ...]:

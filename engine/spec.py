@@ -59,6 +59,8 @@ class GameInfo:
     (tests/test_playout_codegen.py); False where action kernels are calls."""
     test_options: tuple[dict[str, int], ...] = ({},)
     """Option sets the conformance suite plays the game with."""
+    short_options: dict[str, int] = field(default_factory=dict)
+    """Options under which a match is short and small (what tests and examples play)."""
     observation: str = ""
     """The module of its observation encoding and compact action index for
     environments (:mod:`slagwerk.engine.encoding`); empty: none."""

@@ -29,10 +29,12 @@ from slagwerk.engine import make_game  # noqa: E402
 from slagwerk.engine.bits import make_rng  # noqa: E402
 from slagwerk.engine.encoding import part_offsets  # noqa: E402
 from slagwerk.engine.game import State  # noqa: E402
+from slagwerk.engine.registry import game_infos  # noqa: E402
 from slagwerk.engine.state import DEAL_COMPLETE  # noqa: E402
 from slagwerk.envs import openspiel as sw_openspiel  # noqa: E402
 
-GAMES = {"coins": {"target": 3}, "koetsieren": {"players": 3}, "kozel": {}, "aluette": {}}
+GAMES = {info.name: info.short_options for info in game_infos() if info.observation}
+"""Every registered game with an observation encoding, with short matches."""
 
 
 def test_every_game_is_registered():

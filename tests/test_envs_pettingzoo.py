@@ -23,12 +23,14 @@ from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from slagwerk.engine import make_game  # noqa: E402
 from slagwerk.engine.bits import make_rng  # noqa: E402
+from slagwerk.engine.registry import game_infos  # noqa: E402
 from slagwerk.envs.encoded import EncodedMatch  # noqa: E402
 from slagwerk.envs.pettingzoo import env, raw_env  # noqa: E402
 from slagwerk.errors import OptionError  # noqa: E402
 
 # small matches keep the suite quick: Coins to 3 coins, Koetsieren with 3 players
-GAMES = {"coins": {"target": 3}, "koetsieren": {"players": 3}, "kozel": {}, "aluette": {}}
+GAMES = {info.name: info.short_options for info in game_infos() if info.observation}
+"""Every registered game with an observation encoding, with short matches."""
 
 
 @pytest.fixture(autouse=True)

@@ -13,9 +13,10 @@ from slagwerk.agents.human import HumanPlayer, HumanQuit, choose, format_view
 from slagwerk.agents.match import play_match
 from slagwerk.cli import main
 from slagwerk.engine import GAME_NAMES, make_game
+from slagwerk.engine.registry import game_infos
 from slagwerk.errors import SlagwerkError
 
-SMALL = {"coins": {"target": 3}, "koetsieren": {"players": 3}, "kozel": {}, "aluette": {}}
+SMALL = {info.name: info.short_options for info in game_infos()}
 
 
 class Script(io.StringIO):

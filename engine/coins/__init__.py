@@ -21,6 +21,7 @@ INFO = GameInfo(
     game_class=f"{__name__}.game:Coins",
     observation=f"{__name__}.observation",
     bench_options={"target": 1000},  # at the default target a random deal often ends the match early
+    short_options={"target": 3},
     test_options=({}, {"target": 3, "first_dealer": 2}),
     rules="docs/rules.md §1",
 )

@@ -20,6 +20,7 @@ INFO = GameInfo(
     kernels=f"{__name__}.kernels",
     game_class=f"{__name__}.game:Koetsieren",
     observation=f"{__name__}.observation",
+    short_options={"players": 3},
     test_options=tuple({"players": n, "first_dealer": n - 1} for n in range(2, 7)) + ({},),
     rules="docs/rules.md §2",
 )

@@ -19,15 +19,14 @@ from .timing import timed_rate
 TARGET_STEPS = 10_000
 """Environment steps per second per game that the PettingZoo wrapper should reach."""
 
-BENCH_OPTIONS = {"coins": {"target": 1000}, "koetsieren": {}, "kozel": {}, "aluette": {}}
-"""Options of the benchmarked matches (Coins: no early match end; the rest: defaults)."""
 
 
 def stepper(game: str, seed: int = 1):
     """``step(n)``: ``n`` steps of a random policy through the wrapped environment."""
+    from ...engine.registry import game_info
     from ...envs.pettingzoo import env
 
-    wrapped = env(game, **BENCH_OPTIONS.get(game, {}))
+    wrapped = env(game, **game_info(game).bench_options)  # the game's own benchmark options
     wrapped.reset(seed=seed)
     rng = np.random.default_rng(seed)
     iterator = iter(wrapped.agent_iter())

@@ -34,7 +34,7 @@ class MatchSettings(Settings):
 
     game: str = setting(help="the game", flag=False, given_as="--game", min_length=1)
     options: dict[str, int] = setting({}, "the game's options", flag=False,
-                                      given_as="--option/--players/--target/--first-dealer")
+                                      given_as="--option (or a game option's own flag)")
     seed: int = setting(1, "seed", ge=0, le=MAX_SEED, rule=SEED_RANGE)
     unit: Literal["deal", "match"] = setting(
         "deal", "a game is one deal scored by its normalised deal score, or a whole match "
