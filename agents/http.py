@@ -45,6 +45,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from ..errors import SlagwerkError
+from .limits import DEFAULT_PORT
 from .protocol import (
     NO_DEFAULTS,
     Defaults,
@@ -60,7 +61,6 @@ from .protocol import (
 )
 from .workers import WorkerPool, bot_command
 
-DEFAULT_PORT = 8765
 ACT_PATH = "/v1/act"
 INFO_PATH = "/v1/info"
 DRAIN_LIMIT_BYTES = 1 << 24

@@ -105,3 +105,12 @@ def one_line(message: str, limit: int = 2000) -> str:
     """``message`` on one line (line breaks become spaces), at most ``limit`` characters."""
     text = " ".join(str(message).splitlines())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def path_text(path) -> str:
+    """A file name for a one-line message (quoted if it holds a line break or
+    another unprintable character)."""
+    import os
+
+    text = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else str(path)
+    return text if text.isprintable() else repr(text)

@@ -5,11 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
-from ..agents.protocol import Defaults, Limits, check_settings, handle, warm_up
-from ..agents.registry import load_parameter_sets, resolve_spec_files
-from ..agents.stdio import serve_lines
-from ..agents.workers import WorkerPool, bot_command
+from ..agents.limits import Limits
 from ..engine import GAME_NAMES, GAMES
 from ..errors import OptionError
 from .options import (
@@ -22,6 +20,9 @@ from .options import (
     load_agent_sources,
     number_in,
 )
+
+if TYPE_CHECKING:
+    from ..agents.protocol import Defaults
 
 DEFAULT_TIME_LIMIT_MS = 30_000
 """``slagwerk bot``'s hard time limit per ``act`` request unless ``--time-limit-ms`` says otherwise."""
@@ -105,6 +106,8 @@ def limits_from_args(args, max_time_ms: int | None = None) -> Limits:
 def defaults_from_args(args, limits: Limits) -> Defaults:
     """The default game and agent and the parameter sets, files read once, checked
     against ``limits``: values from here on, never paths."""
+    from ..agents.protocol import check_settings
+
     defaults = read_defaults(args)
     check_settings(limits, defaults)
     return defaults
@@ -113,6 +116,8 @@ def defaults_from_args(args, limits: Limits) -> Defaults:
 def read_defaults(args) -> Defaults:
     """:func:`defaults_from_args` without the check (which loads a game's kernels)."""
     from ..agents.plugins import load_entry_points
+    from ..agents.protocol import Defaults
+    from ..agents.registry import load_parameter_sets, resolve_spec_files
 
     load_entry_points()  # installed plugins' agents answer requests too (bot and serve)
     if getattr(args, "parameter_sets_json", None):
@@ -127,6 +132,9 @@ def read_defaults(args) -> Defaults:
 
 
 def run(args) -> int:
+    from ..agents.protocol import check_settings, warm_up
+    from ..agents.stdio import serve_lines
+
     load_agent_sources(args)  # installed plugins and --plugin: their agents answer requests too
     time_limit_ms = args.time_limit_ms
     if time_limit_ms != 0 and time_limit_ms < 10:
@@ -161,6 +169,9 @@ def run(args) -> int:
 def _serve_with_time_limit(time_limit_ms: int, limits: Limits, defaults: Defaults, answers) -> int:
     """Relay ``act`` and ``warm`` requests to a worker process that is killed if it overruns."""
     from ..agents.plugins import loaded_plugins
+    from ..agents.protocol import handle
+    from ..agents.stdio import serve_lines
+    from ..agents.workers import WorkerPool, bot_command
 
     argv = bot_command(limits, defaults) + [f"--plugin={module}" for module in loaded_plugins()]
     pool = WorkerPool(argv, 1, time_limit_ms, default_game=defaults.game)

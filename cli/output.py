@@ -18,8 +18,7 @@ import secrets
 import stat
 from contextlib import suppress
 
-from ..engine.records import path_text
-from ..errors import OutputError
+from ..errors import OutputError, path_text
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)

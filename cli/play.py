@@ -5,12 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ..agents import make
-from ..agents.match import play_match
-from ..agents.warmup import ensure_compiled
 from ..engine import GAMES
-from ..engine.bits import derive_seed
-from ..engine.records import record_of
 from ..errors import AgentUnavailable, OptionError
 from .options import (
     MAX_SECONDS,
@@ -63,6 +58,9 @@ def add_parser(subparsers) -> None:
 
 
 def build_agents(game, specs, seed, human: int | None = None):
+    from ..agents import make
+    from ..engine.bits import derive_seed
+
     """Agents for every seat from specs (:func:`seat_specs`); a person's
     :class:`HumanPlayer` in seat ``human`` if given."""
     agents = []
@@ -100,6 +98,8 @@ def run(args) -> int:
 
 
 def _play(args, record: ReservedOutput | None) -> int:
+    from ..agents.match import play_match
+    from ..agents.warmup import ensure_compiled
     from ..experiments.harness.runner import Forfeit  # the harness loads only when a match is played
 
     game_time = args.game_time
@@ -160,6 +160,8 @@ def _play(args, record: ReservedOutput | None) -> int:
 
 
 def _save(record: ReservedOutput | None, state, names, args, out) -> None:
+    from ..engine.records import record_of
+
     """Write the match's record, finished or not, if --record asked for it."""
     if record is None:
         return

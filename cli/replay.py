@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 
-from ..engine.records import record_loaders, replay_result
 from ..errors import SlagwerkError, one_line
 from .options import nonempty
 
@@ -24,6 +23,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from ..engine.records import record_loaders, replay_result
+
     failed = 0
     loaders = (loader for path in args.files for loader in record_loaders(path))
     for label, load in loaders:

@@ -7,8 +7,7 @@ import os
 import signal
 import sys
 
-from ..agents.http import DEFAULT_PORT, is_loopback
-from ..agents.protocol import Limits
+from ..agents.limits import DEFAULT_PORT, Limits
 from ..errors import OptionError
 from .bot import add_cap_options, add_server_options, defaults_from_args, limits_from_args
 from .options import MAX_MILLISECONDS, MAX_REQUEST_BYTES, MAX_SECONDS, MAX_WORKERS, nonempty, number_in
@@ -86,6 +85,8 @@ def web_settings(args) -> dict:
 def run(args) -> int:
     check_web_options(args)
     limits = limits_from_args(args, max(1, args.time_limit_ms * 4 // 5))
+    from ..agents.http import is_loopback
+
     public = not is_loopback(args.host)
     if public and not args.public:
         raise OptionError(f"--host {args.host!r} is not a loopback address: anyone on the network could "

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 
-from ..agents.protocol import encode
-from ..agents.registry import AGENTS, make, resolve_spec_files
-from ..engine.records import load_record_file
 from ..errors import OptionError
 
 
@@ -25,6 +22,10 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from ..agents.protocol import encode
+    from ..agents.registry import AGENTS, make, resolve_spec_files
+    from ..engine.records import load_record_file
+
     state = load_record_file(args.record)
     n = state.game.n_players
     if not 0 <= args.seat < n:

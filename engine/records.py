@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import stat
 
-from ..errors import InvalidRecordError, SlagwerkError, brief, one_line
+from ..errors import InvalidRecordError, SlagwerkError, brief, one_line, path_text
 from . import GAMES, make_game, strict_json
 from .game import State
 from .strict_json import StrictJSONError
@@ -216,13 +216,6 @@ def replay_result(state: State) -> dict:
 def replay(record: dict) -> dict:
     """Replay a record and return its ``replay --json`` document."""
     return replay_result(load_record(record))
-
-
-def path_text(path) -> str:
-    """A file name for a one-line message (quoted if it holds a line break or
-    another unprintable character)."""
-    text = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else str(path)
-    return text if text.isprintable() else repr(text)
 
 
 def read_record_file(path) -> dict:

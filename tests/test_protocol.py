@@ -534,3 +534,10 @@ def test_the_documented_example_exchanges_are_what_the_bot_answers():
             for key in VARYING_STATS:
                 stats.pop(key, None)
         assert answer == documented, request["game"]
+
+
+def test_the_node_size_of_the_limits_is_the_search_trees():
+    from slagwerk.agents.limits import NODE_BYTES
+    from slagwerk.search.tree import NODE_FIELDS
+
+    assert NODE_BYTES == (NODE_FIELDS + 1) * 8
