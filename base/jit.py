@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .kernel_cache import KERNEL_PACKAGES
+from .kernel_cache import _package_folders
 
 
 def _load_numpy_support() -> None:
@@ -44,9 +44,10 @@ def _load_numpy_support() -> None:
         del sys.modules["scipy.linalg"]
 
 
-_PACKAGE = os.path.dirname(os.path.dirname(__file__))  # as imported: co_filename is too
-KERNEL_FOLDERS = tuple(os.path.join(_PACKAGE, name.rpartition(".")[2], "") for name in KERNEL_PACKAGES)
-"""Source folders of the kernels loaded the light way."""
+KERNEL_FOLDERS = tuple(os.path.join(str(folder), "") for folder in _package_folders())
+"""Source folders of the kernels loaded the light way, as imported (as a kernel's ``co_filename``
+names its file): ``slagwerk/engine/`` in a plain install, the repository's ``engine/`` in an
+editable one."""
 
 
 def _load_cached_kernels_lightly() -> None:

@@ -10,7 +10,6 @@ from ..engine.registry import game_infos
 from ..engine.seeds import SEED_RANGE, is_seed
 from ..errors import AgentUnavailable, OptionError, SpecError
 from ..experiments.harness.defaults import MAX_SECONDS
-from ..settings import refuse_conflict
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
@@ -96,6 +95,8 @@ def add_results_options(parser: argparse.ArgumentParser, run: str, default_folde
 def refuse_resume_conflicts(args: argparse.Namespace) -> None:
     """With ``--resume``: no ``--force``, and a ``--results`` only if it names the same folder."""
     from pathlib import Path
+
+    from ..settings import refuse_conflict
 
     if args.force:
         raise OptionError(f"--force starts a {args.results_run} over; it cannot be combined with --resume")

@@ -118,3 +118,15 @@ def test_the_server_and_the_web_play_start_from_the_clone_root(venv, clone, comm
             proc.kill()
             proc.wait()
         proc.stderr.close()
+
+
+def test_the_installed_kernels_load_the_light_way(venv, clone):
+    """base/jit.py finds the installed kernel folders (a plain install's differ from a checkout's):
+    a warm process loads Coins' cached kernels without numba's compiler registries."""
+    from test_kernel_cache import FIRST_DECISIONS
+
+    runs = [subprocess.run([venv["python"], "-c", FIRST_DECISIONS, "light", "coins"], cwd=clone,
+                           env=venv["env"], capture_output=True, text=True, timeout=900) for _ in range(2)]
+    assert all(run.returncode == 0 for run in runs), runs[-1].stderr
+    warm = json.loads(runs[1].stdout.strip().splitlines()[-1])  # the first run compiled
+    assert warm["registries"] == [] and "coins" in warm["actions"]
