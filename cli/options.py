@@ -8,7 +8,7 @@ import sys
 from ..engine import make_game
 from ..engine.registry import game_infos
 from ..engine.seeds import SEED_RANGE, is_seed
-from ..errors import AgentUnavailable, OptionError, SpecError
+from ..errors import AgentUnavailable, OptionError
 from ..experiments.harness.defaults import MAX_SECONDS
 
 
@@ -177,38 +177,6 @@ def load_agent_sources(args: argparse.Namespace, move_time: float | None = None)
     load_plugins(getattr(args, "plugin", ()))
     timeout = WARM_UP_FACTOR * move_time + OVERRUN_GRACE if move_time else None
     register_bots(getattr(args, "bot", ()), timeout=timeout)
-
-
-def seat_specs(game, human: int | None, specs: list[str] | None) -> list[str | None]:
-    """The agent spec of every seat of ``game``, ``None`` for the ``human`` seat.
-
-    One spec fills every agent's seat (default ``heuristic``); otherwise one per
-    seat, or, with a human, one per other seat in seat order (a spec given for
-    the human's own seat is then not used). ``@FILE`` is read here, once.
-    """
-    from ..agents.registry import resolve_spec_files
-
-    n = game.n_players
-    if human is not None and not 0 <= human < n:
-        raise OptionError(f"--human {human} is not a seat of this {game.name} match (0..{n - 1})")
-    for spec in specs or ():
-        if "+" in spec.split(":", 1)[0]:
-            raise SpecError(f"{spec!r}: play takes an agent spec per seat (partners sit in seats 0 and 2, "
-                            f"1 and 3); a partnership A+B is for tournaments, SPRTs and tuning")
-    specs = [resolve_spec_files(spec, game.name) for spec in specs or ["heuristic"]]
-    others = n - (human is not None)
-    if len(specs) == 1:
-        specs = specs * n
-    elif human is not None and len(specs) == others:
-        specs = specs[:human] + [None] + specs[human:]
-    elif len(specs) != n:
-        allowed = "one agent spec or one per seat"
-        if human is not None:
-            allowed += f" or one per other seat ({others})"
-        raise SpecError(f"{game.name} with these options has {n} seats: give {allowed}, not {len(specs)}")
-    if human is not None:
-        specs[human] = None
-    return specs
 
 
 def seed_value(text: str) -> int:

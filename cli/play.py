@@ -16,7 +16,6 @@ from .options import (
     load_agent_sources,
     nonempty,
     number_in,
-    seat_specs,
     seed_value,
 )
 from .output import ReservedOutput
@@ -59,6 +58,7 @@ def add_parser(subparsers) -> None:
 
 def build_agents(game, specs, seed, human: int | None = None):
     from ..agents import make
+    from ..agents.match import seat_specs
     from ..engine.bits import derive_seed
 
     """Agents for every seat from specs (:func:`seat_specs`); a person's

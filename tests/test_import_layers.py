@@ -341,3 +341,20 @@ def test_no_modules_import_each_other_even_inside_functions():
     cycles = _cycles([imp for imp in IMPORTS if (imp.source, imp.target) not in allowed])
     found = "\n  ".join(map(_describe, cycles))
     assert not cycles, f"modules that import each other:\n  {found}"
+
+
+def test_the_drawing_of_the_parts_points_only_down():
+    """docs/images/layers.png (docs/make_layers_drawing.py) puts each part a row above every part
+    it imports: that is possible because the parts import each other in no circle."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "docs"))
+    try:
+        import make_layers_drawing as drawing
+    finally:
+        sys.path.remove(str(REPO / "docs"))
+    found = drawing.edges()
+    level = drawing.levels(found)
+    assert all(level[source] > level[target] for source, target in found)
+    assert level["cli/"] == max(level.values()) and level["base/"] == 0
+    assert {"engine/coins/", "experiments/harness/", "web/"} <= set(level)

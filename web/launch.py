@@ -12,8 +12,8 @@ import sys
 import webbrowser
 from urllib.parse import urlencode
 
+from ..agents.match import seat_specs
 from ..agents.protocol import Limits
-from ..cli.options import seat_specs
 from ..errors import OptionError
 from .server import WebServer
 
