@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bits import bit, mask_to_indices
+from .bits import ZERO, bit, mask_to_indices, rand_below, random_card
 from .state import (
     CHANCE,
     DEAL_COMPLETE,
@@ -157,3 +157,88 @@ def match_outcome_reward(state, out):
 def team_of(seat):
     """Team of a seat in the partnership games: seats 0, 2 -> 0; 1, 3 -> 1."""
     return seat & 1
+
+
+@njit(cache=True, inline="always")
+def shuffle_first(out, deck_size, count, rng):
+    """``out[:deck_size]``: the cards ``0..deck_size-1`` in an order whose first ``count`` are a
+    uniform random draw (a partial Fisher-Yates shuffle from the front; the rest stay unshuffled)."""
+    for i in range(deck_size):
+        out[i] = i
+    for i in range(count):
+        j = i + rand_below(rng, deck_size - i)
+        tmp = out[i]
+        out[i] = out[j]
+        out[j] = tmp
+
+
+@njit(cache=True, inline="always")
+def shuffle_all(out, deck_size, rng):
+    """``out[:deck_size]``: the cards ``0..deck_size-1`` in a uniform random order (Fisher-Yates
+    from the back)."""
+    for i in range(deck_size):
+        out[i] = i
+    for i in range(deck_size - 1, 0, -1):
+        j = rand_below(rng, i + 1)
+        tmp = out[i]
+        out[i] = out[j]
+        out[j] = tmp
+
+
+@njit(cache=True, inline="always")
+def deal_hands(state, deal, hands, n_seats, hand_size):
+    """Each seat's hand from ``deal``: seat ``s`` gets ``deal[s * hand_size:(s + 1) * hand_size]``,
+    as a card mask in ``state[hands + s]``."""
+    for seat in range(n_seats):
+        hand = ZERO
+        for k in range(hand_size):
+            hand |= bit(deal[seat * hand_size + k])
+        state[hands + seat] = np.int64(hand)
+
+
+# ------------------------------------------------------------------ kernels made per game
+#
+# A game's kernels are module-level functions of its own kernels module (the dispatch finds them
+# there), but some are the same code over the game's own constants. These factories write that
+# code once: numba reads the arguments as compile-time constants (as it reads a module's globals)
+# and caches each game's functions apart (its cache index tells closures by their values).
+
+
+def card_arithmetic(n_ranks: int):
+    """``suit_of(card)`` and ``rank_of(card)`` for a deck of ``n_ranks`` ranks a suit, cards
+    numbered suit by suit."""
+
+    @njit(cache=True)
+    def suit_of(card):
+        return card // n_ranks
+
+    @njit(cache=True)
+    def rank_of(card):
+        return card % n_ranks
+
+    return suit_of, rank_of
+
+
+def free_play_kernels(hands: int, gone: int, trick: int, n_in_trick: int, n_seats: int, finish_trick):
+    """``legal_actions``, ``random_action`` and ``apply_action`` of a game in which each seat plays
+    one card to a trick and any card in hand may be played (Coins, Aluette): the state's fields at
+    these offsets, ``finish_trick(state)`` settling a complete trick."""
+
+    @njit(cache=True)
+    def legal_actions(state, out):
+        """Write the legal actions (card indices, ascending) into ``out``; return count: every
+        card in hand."""
+        return hand_actions(state, hands, out)
+
+    @njit(cache=True, inline="always")
+    def random_action(state, rng):
+        """A uniformly random legal action: a random card of the mover's hand."""
+        return random_card(np.uint64(state[hands + state[TO_MOVE]]), rng)
+
+    @njit(cache=True, inline="always")
+    def apply_action(state, action):
+        """Play card ``action`` for the seat to move (in place). Assumes it is legal."""
+        if play_card_to_trick(state, action, hands, gone, trick, n_in_trick, n_seats):
+            finish_trick(state)
+
+    return legal_actions, random_action, apply_action

@@ -24,17 +24,18 @@ import math
 import numpy as np
 from numba import njit
 
-from ..bits import ONE, ZERO, bit, kth_bit, popcount, rand_below, random_card
+from ..bits import ONE, ZERO, bit, kth_bit, popcount, rand_below
 from ..common import (
     begin_deal,
+    deal_hands,
     end_deal,
     end_match,
     end_trick,
-    hand_actions,
+    free_play_kernels,
     init_header,
     left_of,
     match_outcome_reward,
-    play_card_to_trick,
+    shuffle_first,
     team_of,
 )
 from ..state import (
@@ -245,13 +246,7 @@ def random_deal(state, rng, out):
     Fisher-Yates: the 36 dealt cards are drawn one by one and the twelve
     left over are the unused cards (order within a group is irrelevant).
     """
-    for i in range(DECK_SIZE):
-        out[i] = i
-    for i in range(N_SEATS * HAND_SIZE):
-        j = i + rand_below(rng, DECK_SIZE - i)
-        tmp = out[i]
-        out[i] = out[j]
-        out[j] = tmp
+    shuffle_first(out, DECK_SIZE, N_SEATS * HAND_SIZE, rng)
 
 
 @njit(cache=True)
@@ -261,11 +256,8 @@ def apply_deal(state, deal):
     The dealer is already in ``state[DEALER]``; the player to its left leads.
     """
     begin_deal(state)
+    deal_hands(state, deal, HANDS, N_SEATS, HAND_SIZE)
     for seat in range(N_SEATS):
-        hand = ZERO
-        for k in range(HAND_SIZE):
-            hand |= bit(deal[seat * HAND_SIZE + k])
-        state[HANDS + seat] = np.int64(hand)
         state[TRICKS_WON + seat] = 0
         state[FIRST_WIN + seat] = -1
         state[LAST_WIN + seat] = -1
@@ -280,28 +272,6 @@ def apply_deal(state, deal):
     state[LEADER] = leader
     state[TO_MOVE] = leader
     state[PHASE] = PHASE_PLAY
-
-
-@njit(cache=True)
-def legal_actions(state, out):
-    """Write the legal actions (card indices, ascending) into ``out``; return count.
-
-    There is no obligation of any kind: every card in hand is legal.
-    """
-    return hand_actions(state, HANDS, out)
-
-
-@njit(cache=True, inline="always")
-def random_action(state, rng):
-    """A uniformly random legal action: a random card of the mover's hand."""
-    return random_card(np.uint64(state[HANDS + state[TO_MOVE]]), rng)
-
-
-@njit(cache=True, inline="always")
-def apply_action(state, action):
-    """Play card ``action`` for the seat to move (in place). Assumes it is legal."""
-    if play_card_to_trick(state, action, HANDS, GONE, TRICK, N_IN_TRICK, N_SEATS):
-        _finish_trick(state)
 
 
 @njit(cache=True, inline="always")
@@ -323,6 +293,11 @@ def _finish_trick(state):
         state[TO_MOVE] = state[LEADER]
         return
     _score_deal(state)
+
+
+# Any card in hand may be played (no obligation to follow suit).
+legal_actions, random_action, apply_action = free_play_kernels(HANDS, GONE, TRICK, N_IN_TRICK, N_SEATS,
+                                                               _finish_trick)
 
 
 @njit(cache=True, inline="always")

@@ -13,18 +13,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..bits import ONE, ZERO, bit, popcount, rand_below, random_card, select_bit
+from ..bits import ONE, ZERO, bit, popcount, rand_below, select_bit
 from ..common import (
     begin_deal,
+    card_arithmetic,
+    deal_hands,
     end_deal,
     end_match,
     end_trick,
-    hand_actions,
+    free_play_kernels,
     init_header,
     left_of,
     match_outcome_reward,
-    play_card_to_trick,
     right_of,
+    shuffle_first,
 )
 from ..state import (
     DEAL_POINTS,
@@ -75,14 +77,7 @@ N_IN_TRICK = LAYOUT.offset["n_in_trick"]
 GONE = LAYOUT.offset["gone"]
 
 
-@njit(cache=True)
-def suit_of(card):
-    return card // N_RANKS
-
-
-@njit(cache=True)
-def rank_of(card):
-    return card % N_RANKS
+suit_of, rank_of = card_arithmetic(N_RANKS)
 
 
 @njit(cache=True)
@@ -155,13 +150,7 @@ def random_deal(state, rng, out):
     card; the 16 cards left are the third hand (order within a hand is
     irrelevant).
     """
-    for i in range(DECK_SIZE):
-        out[i] = i
-    for i in range(DECK_SIZE - HAND_SIZE):
-        j = i + rand_below(rng, DECK_SIZE - i)
-        tmp = out[i]
-        out[i] = out[j]
-        out[j] = tmp
+    shuffle_first(out, DECK_SIZE, DECK_SIZE - HAND_SIZE, rng)
 
 
 @njit(cache=True)
@@ -171,39 +160,13 @@ def apply_deal(state, deal):
     The dealer is already in ``state[DEALER]``; the player to its left leads.
     """
     begin_deal(state)
-    for seat in range(N_SEATS):
-        hand = ZERO
-        for k in range(HAND_SIZE):
-            hand |= bit(deal[seat * HAND_SIZE + k])
-        state[HANDS + seat] = np.int64(hand)
+    deal_hands(state, deal, HANDS, N_SEATS, HAND_SIZE)
     state[N_IN_TRICK] = 0
     state[GONE] = 0
     leader = left_of(state[DEALER], N_SEATS)
     state[LEADER] = leader
     state[TO_MOVE] = leader
     state[PHASE] = PHASE_PLAY
-
-
-@njit(cache=True)
-def legal_actions(state, out):
-    """Write the legal actions (card indices, ascending) into ``out``; return count.
-
-    There is no obligation to follow suit: every card in hand is legal.
-    """
-    return hand_actions(state, HANDS, out)
-
-
-@njit(cache=True, inline="always")
-def random_action(state, rng):
-    """A uniformly random legal action (a random card of the mover's hand)."""
-    return random_card(np.uint64(state[HANDS + state[TO_MOVE]]), rng)
-
-
-@njit(cache=True, inline="always")
-def apply_action(state, action):
-    """Play card ``action`` for the seat to move (in place). Assumes it is legal."""
-    if play_card_to_trick(state, action, HANDS, GONE, TRICK, N_IN_TRICK, N_SEATS):
-        _finish_trick(state)
 
 
 @njit(cache=True, inline="always")
@@ -222,6 +185,11 @@ def _finish_trick(state):
         end_deal(state, right_of(winner, N_SEATS))
     else:
         state[TO_MOVE] = winner
+
+
+# Any card in hand may be played (no obligation to follow suit).
+legal_actions, random_action, apply_action = free_play_kernels(HANDS, GONE, TRICK, N_IN_TRICK, N_SEATS,
+                                                               _finish_trick)
 
 
 @njit(cache=True)

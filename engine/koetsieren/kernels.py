@@ -36,12 +36,14 @@ from ..bits import (
 )
 from ..common import (
     begin_deal,
+    card_arithmetic,
     end_deal,
     end_match,
     end_trick,
     init_header,
     left_of,
     match_outcome_reward,
+    shuffle_first,
 )
 from ..state import (
     DEAL_POINTS,
@@ -140,14 +142,7 @@ TRICK_BEST = LAYOUT.offset["trick_best"]
 ALL_SLOTS = (1 << SLOTS_PER_SEAT) - 1
 
 
-@njit(cache=True)
-def suit_of(card):
-    return card // N_RANKS
-
-
-@njit(cache=True)
-def rank_of(card):
-    return card % N_RANKS
+suit_of, rank_of = card_arithmetic(N_RANKS)
 
 
 @njit(cache=True)
@@ -231,13 +226,7 @@ def random_deal(state, rng, out):
     all the rules need: nobody ever sees them.
     """
     dealt = state[N_PLAYERS] * SLOTS_PER_SEAT
-    for i in range(DECK_SIZE):
-        out[i] = i
-    for i in range(dealt):
-        j = i + rand_below(rng, DECK_SIZE - i)
-        tmp = out[i]
-        out[i] = out[j]
-        out[j] = tmp
+    shuffle_first(out, DECK_SIZE, dealt, rng)
 
 
 @njit(cache=True)

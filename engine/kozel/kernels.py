@@ -38,12 +38,15 @@ from numba import njit
 from ..bits import ONE, ZERO, bit, lowest_bit, popcount, rand_below, random_card
 from ..common import (
     begin_deal,
+    card_arithmetic,
+    deal_hands,
     end_deal,
     end_match,
     end_trick,
     init_header,
     left_of,
     match_outcome_reward,
+    shuffle_all,
 )
 from ..state import (
     DEAL_NUMBER,
@@ -170,14 +173,7 @@ TEAM_TRICKS = LAYOUT.offset["team_tricks"]
 # ------------------------------------------------------------------ cards
 
 
-@njit(cache=True)
-def suit_of(card):
-    return card // N_RANKS
-
-
-@njit(cache=True)
-def rank_of(card):
-    return card % N_RANKS
+suit_of, rank_of = card_arithmetic(N_RANKS)
 
 
 @njit(cache=True)
@@ -320,13 +316,7 @@ def random_deal(state, rng, out):
     a shuffled deck (hands, then the stock top first) and the stock position
     of the card the dealer shows, uniform over the middle positions
     ``TRUMP_FIRST_PLACE .. TRUMP_LAST_PLACE`` (docs/rules.md §3.5)."""
-    for i in range(DECK_SIZE):
-        out[i] = i
-    for i in range(DECK_SIZE - 1, 0, -1):
-        j = rand_below(rng, i + 1)
-        tmp = out[i]
-        out[i] = out[j]
-        out[j] = tmp
+    shuffle_all(out, DECK_SIZE, rng)
     out[DEAL_TRUMP_POSITION] = TRUMP_FIRST_PLACE + rand_below(
         rng, TRUMP_LAST_PLACE - TRUMP_FIRST_PLACE + 1
     )
@@ -341,11 +331,7 @@ def apply_deal(state, deal):
     previous deal's last trick.
     """
     begin_deal(state)
-    for seat in range(N_SEATS):
-        hand = ZERO
-        for k in range(HAND_SIZE):
-            hand |= bit(deal[seat * HAND_SIZE + k])
-        state[HANDS + seat] = np.int64(hand)
+    deal_hands(state, deal, HANDS, N_SEATS, HAND_SIZE)
     for i in range(STOCK_SIZE):
         state[STOCK + i] = deal[DEAL_STOCK + i]
     state[STOCK_NEXT] = 0

@@ -23,6 +23,7 @@ from slagwerk.engine.bits import (
 )
 from slagwerk.engine.common import (
     begin_deal,
+    deal_hands,
     end_deal,
     end_match,
     end_trick,
@@ -30,6 +31,7 @@ from slagwerk.engine.common import (
     left_of,
     match_outcome_reward,
     play_card_to_trick,
+    shuffle_all,
 )
 from slagwerk.engine.state import (
     DEAL_POINTS,
@@ -136,24 +138,15 @@ def init_match(state, options):
 @njit(cache=True)
 def random_deal(state, rng, out):
     """A uniformly random deal vector: the deck, shuffled (Fisher-Yates)."""
-    for i in range(DECK_SIZE):
-        out[i] = i
-    for i in range(DECK_SIZE - 1, 0, -1):
-        j = rand_below(rng, i + 1)
-        tmp = out[i]
-        out[i] = out[j]
-        out[j] = tmp
+    shuffle_all(out, DECK_SIZE, rng)
 
 
 @njit(cache=True)
 def apply_deal(state, deal):
     """Give each seat its three cards; the seat left of the dealer leads."""
     begin_deal(state)
+    deal_hands(state, deal, HANDS, N_SEATS, HAND_SIZE)
     for seat in range(N_SEATS):
-        hand = ZERO
-        for k in range(HAND_SIZE):
-            hand |= bit(deal[seat * HAND_SIZE + k])
-        state[HANDS + seat] = np.int64(hand)
         state[VOIDS + seat] = 0
     state[N_IN_TRICK] = 0
     state[GONE] = 0
