@@ -196,6 +196,15 @@ def deal_hands(state, deal, hands, n_seats, hand_size):
         state[hands + seat] = np.int64(hand)
 
 
+@njit(cache=True, inline="always")
+def start_play(state, n_seats):
+    """The first trick of a deal begins: the seat left of the dealer leads it."""
+    leader = left_of(state[DEALER], n_seats)
+    state[LEADER] = leader
+    state[TO_MOVE] = leader
+    state[PHASE] = PHASE_PLAY
+
+
 # ------------------------------------------------------------------ kernels made per game
 #
 # A game's kernels are module-level functions of its own kernels module (the dispatch finds them

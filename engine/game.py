@@ -318,19 +318,30 @@ class Game(ABC):
         at random from ``seed``. May raise :class:`InvalidViewError` for a check
         that needs the written state."""
 
+    replay_rules = None
+    """The game's module of replay rules for beliefs (``engine/<game>/replay.py``: its
+    ``replay_script(game, view)`` and ``card_places(array)``), or ``None``."""
+
     def replay_script(self, view: dict):
         """The deal's public history in ``view`` as a
         :class:`~slagwerk.engine.replay.ReplayScript` (for beliefs that replay it),
         or ``None`` for a game that cannot replay one. ``view`` is valid (it was
         read by :meth:`state_from_view`) and a seat is to move in it; ``self``
         has the view's options."""
-        return None
+        return None if self.replay_rules is None else self.replay_rules.replay_script(self, view)
 
     def card_places(self, array):
         """int64[deck size]: where each card is in the state ``array`` (a number per
         place the game's beliefs tell apart, -1 for a card played face up), or
         ``None`` for a game without beliefs. For measuring beliefs."""
-        return None
+        return None if self.replay_rules is None else self.replay_rules.card_places(array)
+
+    def hand_text(self, mask: int, shown: bool, names=None) -> str:
+        """A seat's hand in :meth:`render`'s picture: the names of its cards when ``shown``
+        (``names(mask)``, the deck's order by default; ``-`` when empty), else how many."""
+        if not shown:
+            return f"({bin(mask).count('1')} cards)"
+        return " ".join((names or self.deck.names)(mask)) or "-"
 
     @abstractmethod
     def render(self, state: State, seat: int | None = None) -> str:

@@ -88,6 +88,13 @@ def build_layout(game_fields) -> Layout:
     return Layout(COMMON_FIELDS + list(game_fields))
 
 
+def card_play_fields(n_seats: int) -> list[tuple[str, int]]:
+    """The fields of a game in which each seat plays one card to a trick (Coins, Aluette, the toy
+    game): the cards of the current trick in play order, how many there are, and the mask of every
+    card played this deal (public)."""
+    return [("trick", n_seats), ("n_in_trick", 1), ("gone", 1)]
+
+
 _COMMON = Layout(COMMON_FIELDS)
 GAME = _COMMON.offset["game"]
 N_PLAYERS = _COMMON.offset["n_players"]

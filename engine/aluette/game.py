@@ -22,10 +22,8 @@ from ..views import (
     want_int_list,
     write_trick,
 )
-from . import INFO
+from . import INFO, replay
 from . import kernels as K
-from .replay import card_places as _card_places
-from .replay import replay_script as _replay_script
 
 GAME_KEYS = ("hand", "trick", "played", "tricks_won", "first_win", "last_win", "hand_sizes")
 VIEW_KEYS = COMMON_KEYS + GAME_KEYS
@@ -89,6 +87,8 @@ class Aluette(Game):
     >>> state.to_move, len(state.legal_actions())
     (1, 9)
     """
+
+    replay_rules = replay
 
     info = INFO
     name = INFO.name
@@ -217,12 +217,6 @@ class Aluette(Game):
         array[K.SPOILED] = view["tricks_done"] - sum(parts.won)
 
     # -------------------------------------------------------------- beliefs
-    def replay_script(self, view: dict):
-        return _replay_script(self, view)
-
-    def card_places(self, array):
-        return _card_places(array)
-
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:
         arr = state.array
@@ -232,12 +226,8 @@ class Aluette(Game):
             f"match points: team 0+2 {totals[0]}, team 1+3 {totals[1]}"
         ]
         for s in range(K.N_SEATS):
-            mask = int(arr[K.HANDS + s])
-            if seat is None or s == seat:
-                names = sorted(self.deck.names(mask), key=strength, reverse=True)
-                cards = " ".join(names) or "-"
-            else:
-                cards = f"({bin(mask).count('1')} cards)"
+            cards = self.hand_text(int(arr[K.HANDS + s]), seat is None or s == seat,
+                                   lambda mask: sorted(self.deck.names(mask), key=strength, reverse=True))
             lines.append(f"  seat {s}: {cards}   tricks {int(arr[K.TRICKS_WON + s])}")
         if state.phase == PHASE_PLAY:
             n = int(arr[K.N_IN_TRICK])

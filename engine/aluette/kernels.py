@@ -36,6 +36,7 @@ from ..common import (
     left_of,
     match_outcome_reward,
     shuffle_first,
+    start_play,
     team_of,
 )
 from ..state import (
@@ -46,15 +47,17 @@ from ..state import (
     NOBODY,
     OBJECTIVE_DEAL,
     OUTCOME,
-    PHASE,
-    PHASE_PLAY,
     TO_MOVE,
     TOTALS,
     TRICKS_DONE,
     build_layout,
+    card_play_fields,
 )
 from . import INFO
 
+# The game's constants, and below its state's field offsets, are module-level names of its own
+# kernels module: numba compiles a global as a constant into each kernel (no lookup, no division
+# by a runtime value on the playout path), so every game declares its own, in the same shape.
 GAME_ID = INFO.game_id
 N_SEATS = 4
 N_SUITS = 4
@@ -130,9 +133,7 @@ LAYOUT = build_layout(
     [
         ("hands", N_SEATS),  # card mask per seat
         ("undealt", 1),  # mask of the twelve unused cards (nobody sees them)
-        ("trick", N_SEATS),  # cards of the current trick, in play order
-        ("n_in_trick", 1),  # cards played to the current trick
-        ("gone", 1),  # mask of every card played this deal (public)
+        *card_play_fields(N_SEATS),
         ("tricks_won", N_SEATS),  # tricks each seat won this deal
         ("first_win", N_SEATS),  # index (0..8) of the seat's first won trick, or -1
         ("last_win", N_SEATS),  # index of the seat's latest won trick, or -1
@@ -268,10 +269,7 @@ def apply_deal(state, deal):
     state[N_IN_TRICK] = 0
     state[GONE] = 0
     state[SPOILED] = 0
-    leader = left_of(state[DEALER], N_SEATS)
-    state[LEADER] = leader
-    state[TO_MOVE] = leader
-    state[PHASE] = PHASE_PLAY
+    start_play(state, N_SEATS)
 
 
 @njit(cache=True, inline="always")

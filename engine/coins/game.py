@@ -21,10 +21,8 @@ from ..views import (
     want_disjoint_cards,
     write_trick,
 )
-from . import INFO
+from . import INFO, replay
 from . import kernels as K
-from .replay import card_places as _card_places
-from .replay import replay_script as _replay_script
 
 VIEW_KEYS = COMMON_KEYS + ("hand", "trick", "played", "hand_sizes")
 
@@ -47,6 +45,8 @@ class Coins(Game):
     >>> state.apply("Ao" if "Ao" in state.legal_texts() else state.legal_texts()[0]) >= 0
     True
     """
+
+    replay_rules = replay
 
     info = INFO
     name = INFO.name
@@ -114,12 +114,6 @@ class Coins(Game):
         write_trick(array, parts.trick, parts.played, K.TRICK, K.N_IN_TRICK, K.GONE)
 
     # -------------------------------------------------------------- beliefs
-    def replay_script(self, view: dict):
-        return _replay_script(self, view)
-
-    def card_places(self, array):
-        return _card_places(array)
-
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:
         arr = state.array
@@ -128,10 +122,7 @@ class Coins(Game):
             f"target {self.options['target']}, totals {state.totals}"
         ]
         for s in range(K.N_SEATS):
-            if seat is None or s == seat:
-                cards = " ".join(self.deck.names(int(arr[K.HANDS + s])))
-            else:
-                cards = f"({bin(int(arr[K.HANDS + s])).count('1')} cards)"
+            cards = self.hand_text(int(arr[K.HANDS + s]), seat is None or s == seat)
             lines.append(f"  seat {s}: {cards}")
         n = int(arr[K.N_IN_TRICK])
         if n:

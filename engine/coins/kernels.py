@@ -23,25 +23,26 @@ from ..common import (
     end_trick,
     free_play_kernels,
     init_header,
-    left_of,
     match_outcome_reward,
     right_of,
     shuffle_first,
+    start_play,
 )
 from ..state import (
     DEAL_POINTS,
-    DEALER,
     LEADER,
     OBJECTIVE_DEAL,
     OUTCOME,
-    PHASE,
-    PHASE_PLAY,
     TO_MOVE,
     TOTALS,
     build_layout,
+    card_play_fields,
 )
 from . import INFO
 
+# The game's constants, and below its state's field offsets, are module-level names of its own
+# kernels module: numba compiles a global as a constant into each kernel (no lookup, no division
+# by a runtime value on the playout path), so every game declares its own, in the same shape.
 GAME_ID = INFO.game_id
 N_SEATS = 3
 N_SUITS = 4
@@ -64,9 +65,7 @@ LAYOUT = build_layout(
     [
         ("target", 1),  # option: points that win the match
         ("hands", N_SEATS),  # card mask per seat
-        ("trick", N_SEATS),  # cards of the current trick, in play order
-        ("n_in_trick", 1),  # cards played to the current trick
-        ("gone", 1),  # mask of every card played this deal (public)
+        *card_play_fields(N_SEATS),
     ]
 )
 STATE_SIZE = LAYOUT.size
@@ -163,10 +162,7 @@ def apply_deal(state, deal):
     deal_hands(state, deal, HANDS, N_SEATS, HAND_SIZE)
     state[N_IN_TRICK] = 0
     state[GONE] = 0
-    leader = left_of(state[DEALER], N_SEATS)
-    state[LEADER] = leader
-    state[TO_MOVE] = leader
-    state[PHASE] = PHASE_PLAY
+    start_play(state, N_SEATS)
 
 
 @njit(cache=True, inline="always")

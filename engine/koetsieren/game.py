@@ -34,10 +34,8 @@ from ..views import (
     want_int_list,
     write_trick,
 )
-from . import INFO
+from . import INFO, replay
 from . import kernels as K
-from .replay import card_places as _card_places
-from .replay import replay_script as _replay_script
 
 VIEW_KEYS = COMMON_KEYS + ("trump_maker", "trump", "bids", "tricks_won", "hands", "trick", "played")
 HAND_KEYS = ("table", "forehead", "hidden")
@@ -91,6 +89,8 @@ class Koetsieren(Game):
     >>> state.legal_texts()[:3]
     ['bid:0', 'bid:1', 'bid:2']
     """
+
+    replay_rules = replay
 
     info = INFO
     name = INFO.name
@@ -368,12 +368,6 @@ class Koetsieren(Game):
         array[LAST_TRICK_WINNER] = view["leader"] if view["tricks_done"] else -1
 
     # -------------------------------------------------------------- beliefs
-    def replay_script(self, view: dict):
-        return _replay_script(self, view)
-
-    def card_places(self, array):
-        return _card_places(array)
-
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:
         arr = state.array

@@ -42,10 +42,8 @@ from ..views import (
     common_view,
     want_cards,
 )
-from . import INFO
+from . import INFO, replay
 from . import kernels as K
-from .replay import card_places as _card_places
-from .replay import replay_script as _replay_script
 
 VIEW_KEYS = COMMON_KEYS + (
     "hand",  # this seat's cards
@@ -99,6 +97,8 @@ class Kozel(Game):
     >>> game.names_of(game.deck.mask(["7h", "As", "Th"]))
     ['As', 'Th', '7h']
     """
+
+    replay_rules = replay
 
     info = INFO
     name = INFO.name
@@ -341,12 +341,6 @@ class Kozel(Game):
             K.determinize(array, seat, make_rng(seed))
 
     # -------------------------------------------------------------- beliefs
-    def replay_script(self, view: dict):
-        return _replay_script(self, view)
-
-    def card_places(self, array):
-        return _card_places(array)
-
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:
         arr = state.array
@@ -363,11 +357,7 @@ class Kozel(Game):
             f"stock {K.STOCK_SIZE - int(arr[K.STOCK_NEXT])} cards"
         )
         for s in range(K.N_SEATS):
-            hand = int(arr[K.HANDS + s])
-            if seat is None or s == seat:
-                cards = " ".join(self.names_of(hand)) or "-"
-            else:
-                cards = f"({bin(hand).count('1')} cards)"
+            cards = self.hand_text(int(arr[K.HANDS + s]), seat is None or s == seat, self.names_of)
             lines.append(f"  seat {s}: {cards}")
         if state.phase in (PHASE_PLAY, K.PHASE_QUESTION):
             # the omniscient picture (seat None) shows face-down cards too

@@ -66,6 +66,9 @@ from ..state import (
 )
 from . import INFO
 
+# The game's constants, and below its state's field offsets, are module-level names of its own
+# kernels module: numba compiles a global as a constant into each kernel (no lookup, no division
+# by a runtime value on the playout path), so every game declares its own, in the same shape.
 GAME_ID = INFO.game_id
 N_SEATS = 4
 N_TEAMS = 2

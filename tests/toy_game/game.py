@@ -145,10 +145,7 @@ class Toy(Game):
         lines = [f"Toy, deal {state.deal_number}, dealer {state.dealer}, "
                  f"target {self.options['target']}, totals {state.totals}"]
         for s in range(K.N_SEATS):
-            if seat is None or s == seat:
-                cards = " ".join(self.deck.names(int(arr[K.HANDS + s])))
-            else:
-                cards = f"({bin(int(arr[K.HANDS + s])).count('1')} cards)"
+            cards = self.hand_text(int(arr[K.HANDS + s]), seat is None or s == seat)
             lines.append(f"  seat {s}: {cards}")
         n = int(arr[K.N_IN_TRICK])
         if n and state.phase == PHASE_PLAY:

@@ -32,6 +32,7 @@ from slagwerk.engine.common import (
     match_outcome_reward,
     play_card_to_trick,
     shuffle_all,
+    start_play,
 )
 from slagwerk.engine.state import (
     DEAL_POINTS,
@@ -45,10 +46,14 @@ from slagwerk.engine.state import (
     TOTALS,
     TRICKS_DONE,
     build_layout,
+    card_play_fields,
 )
 
 from . import INFO
 
+# The game's constants, and below its state's field offsets, are module-level names of its own
+# kernels module: numba compiles a global as a constant into each kernel (no lookup, no division
+# by a runtime value on the playout path), so every game declares its own, in the same shape.
 GAME_ID = INFO.game_id
 N_SEATS = 2
 N_SUITS = 3
@@ -69,9 +74,7 @@ LAYOUT = build_layout(
     [
         ("target", 1),  # option: tricks that end the match
         ("hands", N_SEATS),  # card mask per seat
-        ("trick", N_SEATS),  # cards of the current trick, in play order
-        ("n_in_trick", 1),  # cards played to the current trick
-        ("gone", 1),  # mask of every card played this deal (public)
+        *card_play_fields(N_SEATS),
         ("voids", N_SEATS),  # per seat, bit s: it did not follow suit s this deal (public)
     ]
 )
@@ -150,10 +153,7 @@ def apply_deal(state, deal):
         state[VOIDS + seat] = 0
     state[N_IN_TRICK] = 0
     state[GONE] = 0
-    leader = left_of(state[DEALER], N_SEATS)
-    state[LEADER] = leader
-    state[TO_MOVE] = leader
-    state[PHASE] = PHASE_PLAY
+    start_play(state, N_SEATS)
 
 
 @njit(cache=True)
