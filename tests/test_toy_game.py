@@ -195,3 +195,21 @@ def test_the_bot_refuses_an_impossible_toy_view(toy):
     bad = {**view, "voids": [own, own]}
     answer = handle({"id": 2, "type": "act", "game": "toy", "agent": "random", "view": bad})
     assert "showed it lacks" in answer["error"]
+
+
+def test_the_walk_through_counts_the_files_truly():
+    """docs/adding-a-game.md: three files make a game (Toy has no more); the built-in games add
+    the three optional ones."""
+    from pathlib import Path
+
+    from paths import REPO
+
+    def files(folder: Path) -> set[str]:
+        return {p.name for p in folder.glob("*.py")}
+
+    assert files(Path(toy_game.__file__).parent) == {"__init__.py", "kernels.py", "game.py"}
+    optional = {"observation.py", "replay.py", "pure.py"}
+    for name in BUILT_IN:
+        assert files(REPO / "engine" / name) == {"__init__.py", "kernels.py", "game.py"} | optional
+    text = (REPO / "docs" / "adding-a-game.md").read_text()
+    assert all(f"`{name}`" in text for name in optional)
