@@ -98,6 +98,21 @@ REQUIRED_KERNELS = (
     "determinize",
     "heuristic_action",
 )
+KERNEL_PARAMETERS = {
+    "random_deal": ("state", "rng", "out"),
+    "apply_deal": ("state", "deal"),
+    "legal_actions": ("state", "out"),
+    "apply_action": ("state", "action"),
+    "returns": ("state", "objective", "out"),
+    "determinize": ("state", "observer", "rng"),
+    "heuristic_action": ("state", "rng"),
+    "action_scores": ("state", "rng", "actions", "n", "out"),
+    "random_action": ("state", "rng"),
+    "observed_actions": ("state", "actions", "n", "observer", "keys"),
+    "deal_from_world": ("world", "template", "rng", "out"),
+    "history_action": ("world", "state", "key"),
+}
+"""The parameters of the kernels generic code calls (:mod:`.dispatch` is generated from it)."""
 
 
 def kernels_of(state: np.ndarray):

@@ -23,6 +23,7 @@ from numba.extending import overload
 
 from ..errors import OptionError
 from .bits import rand_below
+from .contract import KERNEL_PARAMETERS
 from .registry import info_by_id, kernels_by_id
 
 # These overloads (but the two ``*_inlined`` ones) are not inlined into their
@@ -50,111 +51,66 @@ def _python_call(name: str):
                     f"game's own kernels: contract.kernels_of(state))")
 
 
-# One Python-side name and one overload per contract kernel, argument lists
-# written out.
+# One Python-side name and one overload per contract kernel, made from the contract's list of
+# parameters (contract.KERNEL_PARAMETERS). numba matches an overload to its Python-side function by
+# the names of their parameters, so both are written out as text and compiled here (``exec``): the
+# parameter lists live once, in the contract.
 
 
-def random_deal(g, state, rng, out):
-    """The game's ``random_deal`` (docs/design.md §2)."""
-    _python_call("random_deal")
+def _dispatched(name: str, doc: str, *, params: tuple[str, ...] | None = None, fallback=None,
+                inlined_doc: str | None = None):
+    """The Python-side function ``name(g, *params)`` whose overload calls the game's kernel
+    ``name`` with the contract's parameters (``params``: the generic side's, when it passes more).
+
+    ``fallback(module)`` is the implementation for a game without that kernel (an optional one);
+    ``inlined_doc`` also makes ``name_inlined``, the same call written into its caller.
+    """
+    kernel_params = KERNEL_PARAMETERS[name]
+    args = ", ".join(params or kernel_params)
+    namespace = {"_python_call": _python_call}
+
+    def choose(g):
+        module = _module(g, name)
+        kernel = getattr(module, name, None)
+        if kernel is None and fallback is not None:
+            return fallback(module)
+        if kernel is None:
+            raise TypingError(f"dispatch.{name}: game {g.literal_value} has no kernel {name!r}")
+        return namespace["calling"](kernel)
+
+    namespace["choose"] = choose
+    exec(f"def implement(g, {args}):\n    return choose(g)\n"
+         f"def calling(kernel):\n    return lambda g, {args}: kernel({', '.join(kernel_params)})\n",
+         namespace)
+    made = []
+    for python_name, text, inline in ((name, doc, "never"), (f"{name}_inlined", inlined_doc, "always")):
+        if text is None:
+            continue
+        exec(f"def {python_name}(g, {args}):\n    _python_call({python_name!r})\n", namespace)
+        python_side = namespace[python_name]
+        python_side.__doc__, python_side.__module__ = text, __name__
+        overload(python_side, prefer_literal=True, inline=inline)(namespace["implement"])
+        made.append(python_side)
+    return made[0] if len(made) == 1 else tuple(made)
 
 
-@overload(random_deal, prefer_literal=True)
-def _random_deal(g, state, rng, out):
-    kernel = _kernel(g, "random_deal")
-    return lambda g, state, rng, out: kernel(state, rng, out)
+_INLINED = ("{} written into the caller rather than called, for the random playout loop only: "
+            "there a call per action cost a quarter to a third of the playout. Every inlined call "
+            "re-runs numba's passes over the game's kernels while compiling, so everything else "
+            "calls :func:`{}`.")
+
+random_deal = _dispatched("random_deal", "The game's ``random_deal`` (docs/design.md §2).")
+apply_deal = _dispatched("apply_deal", "The game's ``apply_deal``.")
+legal_actions = _dispatched("legal_actions", "The game's ``legal_actions``.")
+apply_action, apply_action_inlined = _dispatched(
+    "apply_action", "The game's ``apply_action``.",
+    inlined_doc=_INLINED.format("The game's ``apply_action``", "apply_action"))
+returns = _dispatched("returns", "The game's ``returns``.")
+determinize = _dispatched("determinize", "The game's ``determinize``.")
+heuristic_action = _dispatched("heuristic_action", "The game's ``heuristic_action``.")
 
 
-def apply_deal(g, state, deal):
-    """The game's ``apply_deal``."""
-    _python_call("apply_deal")
-
-
-@overload(apply_deal, prefer_literal=True)
-def _apply_deal(g, state, deal):
-    kernel = _kernel(g, "apply_deal")
-    return lambda g, state, deal: kernel(state, deal)
-
-
-def legal_actions(g, state, out):
-    """The game's ``legal_actions``."""
-    _python_call("legal_actions")
-
-
-@overload(legal_actions, prefer_literal=True)
-def _legal_actions(g, state, out):
-    kernel = _kernel(g, "legal_actions")
-    return lambda g, state, out: kernel(state, out)
-
-
-def apply_action(g, state, action):
-    """The game's ``apply_action``."""
-    _python_call("apply_action")
-
-
-def apply_action_inlined(g, state, action):
-    """The game's ``apply_action`` written into the caller rather than called,
-    for the random playout loop only: there a call per action cost a quarter to
-    a third of the playout. Every inlined call re-runs numba's passes over the
-    game's action kernels while compiling, so everything else calls
-    :func:`apply_action`."""
-    _python_call("apply_action_inlined")
-
-
-def _apply_action(g, state, action):
-    kernel = _kernel(g, "apply_action")
-    return lambda g, state, action: kernel(state, action)
-
-
-overload(apply_action, prefer_literal=True)(_apply_action)
-overload(apply_action_inlined, prefer_literal=True, inline="always")(_apply_action)
-
-
-def returns(g, state, objective, out):
-    """The game's ``returns``."""
-    _python_call("returns")
-
-
-@overload(returns, prefer_literal=True)
-def _returns(g, state, objective, out):
-    kernel = _kernel(g, "returns")
-    return lambda g, state, objective, out: kernel(state, objective, out)
-
-
-def determinize(g, state, observer, rng):
-    """The game's ``determinize``."""
-    _python_call("determinize")
-
-
-@overload(determinize, prefer_literal=True)
-def _determinize(g, state, observer, rng):
-    kernel = _kernel(g, "determinize")
-    return lambda g, state, observer, rng: kernel(state, observer, rng)
-
-
-def heuristic_action(g, state, rng):
-    """The game's ``heuristic_action``."""
-    _python_call("heuristic_action")
-
-
-@overload(heuristic_action, prefer_literal=True)
-def _heuristic_action(g, state, rng):
-    kernel = _kernel(g, "heuristic_action")
-    return lambda g, state, rng: kernel(state, rng)
-
-
-def action_scores(g, state, rng, actions, n, out):
-    """The game's optional ``action_scores``; for a game without one, the
-    heuristic's choice scores 1 and every other action 0."""
-    _python_call("action_scores")
-
-
-@overload(action_scores, prefer_literal=True)
-def _action_scores(g, state, rng, actions, n, out):
-    module = _module(g, "action_scores")
-    kernel = getattr(module, "action_scores", None)
-    if kernel is not None:
-        return lambda g, state, rng, actions, n, out: kernel(state, rng, actions, n, out)
+def _scores_of_the_heuristic_choice(module):
     heuristic = module.heuristic_action
 
     def choice_only(g, state, rng, actions, n, out):
@@ -165,23 +121,12 @@ def _action_scores(g, state, rng, actions, n, out):
     return choice_only
 
 
-def random_action(g, state, rng, actions):
-    """A uniformly random legal action: the game's ``random_action``, or a pick
-    from its legal actions (written into ``actions``) for a game without one."""
-    _python_call("random_action")
+action_scores = _dispatched(
+    "action_scores", "The game's optional ``action_scores``; for a game without one, the heuristic's "
+    "choice scores 1 and every other action 0.", fallback=_scores_of_the_heuristic_choice)
 
 
-def random_action_inlined(g, state, rng, actions):
-    """:func:`random_action` written into the caller, for the random playout
-    loop only (see :func:`apply_action_inlined`)."""
-    _python_call("random_action_inlined")
-
-
-def _random_action(g, state, rng, actions):
-    module = _module(g, "random_action")
-    fast = getattr(module, "random_action", None)
-    if fast is not None:
-        return lambda g, state, rng, actions: fast(state, rng)
+def _pick_a_legal_action(module):
     legal = module.legal_actions
 
     def pick(g, state, rng, actions):
@@ -190,52 +135,23 @@ def _random_action(g, state, rng, actions):
     return pick
 
 
-overload(random_action, prefer_literal=True)(_random_action)
-overload(random_action_inlined, prefer_literal=True, inline="always")(_random_action)
-
-
-def observed_actions(g, state, actions, n, observer, keys):
-    """The game's optional ``observed_actions``; False (``keys`` untouched) for a
-    game whose actions are all seen whole."""
-    _python_call("observed_actions")
-
-
-@overload(observed_actions, prefer_literal=True)
-def _observed_actions(g, state, actions, n, observer, keys):
-    kernel = getattr(_module(g, "observed_actions"), "observed_actions", None)
-    if kernel is None:
-        return lambda g, state, actions, n, observer, keys: False
-    return lambda g, state, actions, n, observer, keys: kernel(state, actions, n, observer, keys)
-
-
-def deal_from_world(g, world, template, rng, out):
-    """The game's optional ``deal_from_world`` (a deal vector that dealt ``world``,
-    for replaying a deal's history: :mod:`slagwerk.search.belief`); False for a
-    game without one."""
-    _python_call("deal_from_world")
-
-
-@overload(deal_from_world, prefer_literal=True)
-def _deal_from_world(g, world, template, rng, out):
-    kernel = getattr(_module(g, "deal_from_world"), "deal_from_world", None)
-    if kernel is None:
-        return lambda g, world, template, rng, out: False
-    return lambda g, world, template, rng, out: kernel(world, template, rng, out)
-
-
-def history_action(g, world, state, key):
-    """The game's optional ``history_action``: the action a replayed history entry
-    ``key`` names in ``state``, the deal of ``world`` being replayed (-1 if
-    none); the key itself for a game without one."""
-    _python_call("history_action")
-
-
-@overload(history_action, prefer_literal=True)
-def _history_action(g, world, state, key):
-    kernel = getattr(_module(g, "history_action"), "history_action", None)
-    if kernel is None:
-        return lambda g, world, state, key: key
-    return lambda g, world, state, key: kernel(world, state, key)
+random_action, random_action_inlined = _dispatched(
+    "random_action", "A uniformly random legal action: the game's ``random_action``, or a pick from "
+    "its legal actions (written into ``actions``) for a game without one.",
+    params=("state", "rng", "actions"), fallback=_pick_a_legal_action,
+    inlined_doc=_INLINED.format(":func:`random_action`", "random_action"))
+observed_actions = _dispatched(
+    "observed_actions", "The game's optional ``observed_actions``; False (``keys`` untouched) for a "
+    "game whose actions are all seen whole.",
+    fallback=lambda module: lambda g, state, actions, n, observer, keys: False)
+deal_from_world = _dispatched(
+    "deal_from_world", "The game's optional ``deal_from_world`` (a deal vector that dealt ``world``, "
+    "for replaying a deal's history: :mod:`slagwerk.search.belief`); False for a game without one.",
+    fallback=lambda module: lambda g, world, template, rng, out: False)
+history_action = _dispatched(
+    "history_action", "The game's optional ``history_action``: the action a replayed history entry "
+    "``key`` names in ``state``, the deal of ``world`` being replayed (-1 if none); the key itself "
+    "for a game without one.", fallback=lambda module: lambda g, world, state, key: key)
 
 
 def _constant(name: str, value_of):
