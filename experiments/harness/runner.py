@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import atexit
 import faulthandler
+import gc
 import os
 import re
 import signal
@@ -832,6 +833,6 @@ def _dask_client(scheduler: str | None, **options):
         message = f"cannot reach the Dask scheduler {scheduler!r}: {err}"
     # The half-made Client that failed is closed now, once its traceback is gone. Left to the
     # garbage collector, its __del__ once ran inside the next Client's start and waited there
-    # for the loop that start held: the test process hung (seen in the suite, distributed 2026.3.0).
+    # for the loop that start held: the test process hung (seen in the suite, distributed 2026.8.0).
     gc.collect()
     raise ExperimentError(message)
