@@ -550,12 +550,12 @@ def test_view_in_a_subprocess_exits_non_zero_without_a_traceback(tmp_path):
 @pytest.fixture
 def no_match(monkeypatch):
     """Playing is an error: a refused --record must stop before the first deal."""
-    from slagwerk.cli import play
+    from slagwerk.agents import match  # what `slagwerk play` plays with, imported when it plays
 
     def refuse(*args, **kwargs):
         raise AssertionError("the match was played")
 
-    monkeypatch.setattr(play, "play_match", refuse)
+    monkeypatch.setattr(match, "play_match", refuse)
 
 
 def play_argv(path, *extra):
