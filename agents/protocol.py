@@ -44,6 +44,7 @@ import numpy as np
 
 from .. import __version__
 from ..engine import GAMES, make_game, strict_json
+from ..engine.registry import game_info
 from ..engine.replay import check_history
 from ..engine.seeds import SEED_RANGE, is_seed
 from ..engine.strict_json import StrictJSONError
@@ -188,8 +189,14 @@ def hello(limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEFAULTS) -> 
     """The ``hello`` answer (without ``id``): version, games, agents, parameter sets, limits."""
     games = {}
     for name, cls in GAMES.items():
+        game = make_game(name)
+        info = game_info(name)
         games[name] = {
-            "players": make_game(name).n_players,
+            "title": info.title,
+            "players": game.n_players,
+            "team_game": info.team_game,
+            "deck": {"family": game.deck.family, "suits": game.deck.suits, "ranks": game.deck.ranks},
+            "totals": info.totals,
             "options": {
                 key: {"default": spec.default, "min": spec.low, "max": spec.high, "doc": spec.doc}
                 for key, spec in cls.option_specs.items()

@@ -37,6 +37,8 @@ class Deck:
     title: str
     suits: str
     ranks: str  # lowest first
+    family: str = "french"
+    """``french`` (suits c d h s) or ``spanish`` (o c e b): how the web page draws the cards."""
     _index: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -129,7 +131,7 @@ class Deck:
 SPANISH_SUITS = "coeb"  # cups, coins, swords, clubs: each beats the next in Coins
 SPANISH_RANKS = "23456789JNKA"
 
-COINS_DECK = Deck("Spanish 48-card deck", SPANISH_SUITS, SPANISH_RANKS)
+COINS_DECK = Deck("Spanish 48-card deck", SPANISH_SUITS, SPANISH_RANKS, family="spanish")
 """Coins and Aluette: suits cups c, coins o, swords e, clubs b (the Coins
 cycle order: each suit beats the next, clubs beat cups)."""
 ALUETTE_DECK = COINS_DECK

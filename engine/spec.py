@@ -44,6 +44,8 @@ class GameInfo:
     kernels: str
     game_class: str
     team_game: bool = False
+    totals: str = "points"
+    """What a match's running totals count, in words (the web page's score line)."""
     hides_actions: bool = False
     """Some actions are seen only in part by other seats (the kernels then
     provide ``observed_actions``)."""

@@ -541,3 +541,19 @@ def test_the_node_size_of_the_limits_is_the_search_trees():
     from slagwerk.search.tree import NODE_FIELDS
 
     assert NODE_BYTES == (NODE_FIELDS + 1) * 8
+
+
+def test_hello_gives_each_games_facts_the_web_page_draws_with():
+    """The page names no game: deck, seats, teams and the totals' word come from hello."""
+    from slagwerk.engine.registry import game_info
+
+    facts = hello()["games"]
+    for name in GAME_NAMES:
+        game, info = make_game(name), game_info(name)
+        assert facts[name]["deck"] == {"family": game.deck.family, "suits": game.deck.suits,
+                                       "ranks": game.deck.ranks}
+        assert (facts[name]["players"], facts[name]["team_game"]) == (game.n_players, info.team_game)
+        assert facts[name]["totals"] == info.totals and facts[name]["title"] == info.title
+    assert facts["coins"]["deck"]["family"] == "spanish" and facts["kozel"]["deck"]["family"] == "french"
+    page = (REPO / "web" / "static" / "app.js").read_text()
+    assert "FRENCH_GAMES" not in page and "TOTAL_WORDS" not in page

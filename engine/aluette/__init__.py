@@ -17,6 +17,7 @@ INFO = GameInfo(
         "first_dealer": OptionSpec(0, 0, 3, "dealer of the first deal", flag="--first-dealer"),
     },
     points="match points won by the seat's team per deal",
+    totals="match points",
     kernels=f"{__name__}.kernels",
     game_class=f"{__name__}.game:Aluette",
     observation=f"{__name__}.observation",

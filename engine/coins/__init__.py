@@ -17,6 +17,7 @@ INFO = GameInfo(
         "first_dealer": OptionSpec(0, 0, 2, "dealer of the first deal", flag="--first-dealer"),
     },
     points="coins taken per deal (of 12)",
+    totals="coins",
     kernels=f"{__name__}.kernels",
     game_class=f"{__name__}.game:Coins",
     observation=f"{__name__}.observation",

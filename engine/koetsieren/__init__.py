@@ -17,6 +17,7 @@ INFO = GameInfo(
         "first_dealer": OptionSpec(0, 0, 5, "dealer of the first deal", flag="--first-dealer"),
     },
     points="penalty points per deal (lower is better)",
+    totals="penalty points",
     kernels=f"{__name__}.kernels",
     game_class=f"{__name__}.game:Koetsieren",
     observation=f"{__name__}.observation",

@@ -16,6 +16,7 @@ INFO = GameInfo(
         "first_dealer": OptionSpec(0, 0, 3, "dealer of the first deal", flag="--first-dealer"),
     },
     points="card points taken by the seat's team per deal (of 120)",
+    totals="penalty points",
     kernels=f"{__name__}.kernels",
     game_class=f"{__name__}.game:Kozel",
     observation=f"{__name__}.observation",

@@ -47,14 +47,18 @@ function showError(message) {
 
 // ------------------------------------------------------------------- cards
 
-const FRENCH_GAMES = new Set(["koetsieren", "kozel"]);
 const SUIT_NAMES = {
   french: { c: "clubs", d: "diamonds", h: "hearts", s: "spades" },
   spanish: { o: "coins", c: "cups", e: "swords", b: "clubs" },
 };
 
+// The game's facts come from the server (GET /v1/info), never from a list of games here.
+function factsOf(game) {
+  return (page.info && page.info.games[game]) || {};
+}
+
 function deckOf(game) {
-  return FRENCH_GAMES.has(game) ? "french" : "spanish";
+  return (factsOf(game).deck || {}).family || "french";
 }
 
 function el(tag, attrs, ...children) {
@@ -382,8 +386,6 @@ function renderStatus(model) {
   $("#notice").hidden = true;
 }
 
-const TOTAL_WORDS = { coins: "coins", koetsieren: "penalty points", kozel: "penalty points", aluette: "match points" };
-
 function renderScore(model) {
   const totals = model.view.totals;
   const parts = [];
@@ -398,7 +400,7 @@ function renderScore(model) {
       parts.push(el("span", { class: "total", "data-seat": seat }, `${seatName(model, seat)}: ${total}`));
     });
   }
-  const what = TOTAL_WORDS[model.game] || "points";
+  const what = factsOf(model.game).totals || "points";
   $("#score").replaceChildren(el("strong", {}, `Score (${what})`), ...parts,
     el("span", { class: "deal-points" }, `this deal: ${perSide(model, model.view.deal_points)}`));
 }
