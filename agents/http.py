@@ -175,6 +175,16 @@ class BotServer(ThreadingHTTPServer):
         self.server_close()
         self.pool.close()
 
+    def serve_until_interrupted(self) -> int:
+        """Serve until Ctrl-C (or a SIGTERM the caller turns into it), then stop the workers."""
+        try:
+            self.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.close()
+        return 0
+
 
 class _DeadlineReader(io.RawIOBase):
     """A connection's incoming bytes under one deadline per request: every read

@@ -20,6 +20,7 @@ from .options import (
     game_options_given,
     load_agent_sources,
     nonempty,
+    refuse_changes,
     refuse_resume_conflicts,
     say_how_to_continue,
 )
@@ -157,13 +158,10 @@ def _default_budgets(by: str) -> str:
 def _refuse_changes(args, stored) -> None:
     """With --resume, every setting given again must agree with the stored one."""
     from ..agents.registry import resolve_spec_files
-    from ..engine import make_game
     from ..experiments.studies.budget import parse_budgets
 
     refuse_resume_conflicts(args)
-    values = {}
-    if args.game is not None:
-        values["game"] = args.game
+    values = {"game": args.game} if args.game is not None else {}
     if args.budgets is not None:
         values["budgets"] = parse_budgets(args.budgets, args.by or stored.by)
     if args.opponents is not None:
@@ -172,7 +170,4 @@ def _refuse_changes(args, stored) -> None:
         values["agents"] = [resolve_spec_files(a, stored.game) for a in args.agent]
     if getattr(args, "cheat", None) is not None:
         values["cheat"] = resolve_spec_files(args.cheat, stored.game)
-    if game_options_given(args):  # compared as the game completes them
-        values["options"] = game_from_args(stored.game, args).options
-        stored = stored.model_copy(update={"options": make_game(stored.game, **stored.options).options})
-    stored.refuse_changes(args, args.resume, **values)
+    refuse_changes(args, stored, **values)

@@ -92,6 +92,18 @@ def add_results_options(parser: argparse.ArgumentParser, run: str, default_folde
     parser.set_defaults(results_run=run)
 
 
+def refuse_changes(args: argparse.Namespace, stored, **values) -> None:
+    """With ``--resume``: every setting given again must agree with ``stored`` (the run's settings
+    model): its flags, and ``values``, settings the command worked out from its flags (specs read
+    from their files, say). Game options are compared as the game completes them."""
+    from ..engine import make_game
+
+    if game_options_given(args):
+        values["options"] = game_from_args(stored.game, args).options
+        stored = stored.model_copy(update={"options": make_game(stored.game, **stored.options).options})
+    stored.refuse_changes(args, args.resume, **values)
+
+
 def refuse_resume_conflicts(args: argparse.Namespace) -> None:
     """With ``--resume``: no ``--force``, and a ``--results`` only if it names the same folder."""
     from pathlib import Path

@@ -109,13 +109,7 @@ def run(args) -> int:
     host, port = server.server_address[:2]
     print(f"serving the slagwerk bot on http://{host}:{port}/v1/ and the page on http://{host}:{port}/ "
           f"(Ctrl-C stops)", file=sys.stderr, flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
-    return 0
+    return server.serve_until_interrupted()
 
 
 def _stop(signum, frame):

@@ -22,6 +22,7 @@ from .options import (
     game_from_args,
     game_options_given,
     load_agent_sources,
+    refuse_changes,
     refuse_resume_conflicts,
     say_how_to_continue,
 )
@@ -161,19 +162,13 @@ def _refuse_experiments(folders: list[Path]) -> None:
 def _refuse_changes(args, configs) -> None:
     """With --resume, every stored setting given again must agree with the folder's."""
     from ..agents.registry import resolve_spec_files
-    from ..engine import make_game
 
     refuse_resume_conflicts(args)
     if args.game:
         refuse_conflict("--game", sorted(c.game for c in configs), sorted(set(args.game)), args.resume)
     for config in configs:
-        values = {}
-        if args.agents is not None:
-            values["agents"] = [resolve_spec_files(a, config.game) for a in args.agents]
-        if game_options_given(args):  # compared as the game completes them
-            values["options"] = game_from_args(config.game, args).options
-            config = config.model_copy(update={"options": make_game(config.game, **config.options).options})
-        config.refuse_changes(args, args.resume, **values)
+        agents = None if args.agents is None else [resolve_spec_files(a, config.game) for a in args.agents]
+        refuse_changes(args, config, **({} if agents is None else {"agents": agents}))
 
 
 def _resume_folders(path: Path, folders) -> list[Path]:

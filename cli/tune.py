@@ -16,6 +16,7 @@ from .options import (
     game_from_args,
     game_options_given,
     load_agent_sources,
+    refuse_changes,
     refuse_resume_conflicts,
     say_how_to_continue,
 )
@@ -117,18 +118,12 @@ def run(args) -> int:
 def _refuse_changes(args, config) -> None:
     """With --resume, every stored setting given again must agree with the folder's."""
     from ..agents.registry import resolve_spec_files
-    from ..engine import make_game
 
     refuse_resume_conflicts(args)
-    values = {}
-    if args.game is not None:
-        values["game"] = args.game
+    values = {"game": args.game} if args.game is not None else {}
     if args.opponents is not None:
         values["opponents"] = [resolve_spec_files(o, config.game) for o in args.opponents]
-    if game_options_given(args):  # compared as the game completes them
-        values["options"] = game_from_args(config.game, args).options
-        config = config.model_copy(update={"options": make_game(config.game, **config.options).options})
-    config.refuse_changes(args, args.resume, **values)
+    refuse_changes(args, config, **values)
 
 
 class _ConfirmBar:

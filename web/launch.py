@@ -43,10 +43,4 @@ def play_in_browser(game, seat: int, specs: list[str] | None, seed: int, port: i
           file=sys.stderr, flush=True)
     with contextlib.suppress(webbrowser.Error):  # no browser here: the address above is enough
         webbrowser.open(url)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
-    return 0
+    return server.serve_until_interrupted()
