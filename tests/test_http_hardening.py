@@ -90,11 +90,8 @@ def test_serve_public_warns_about_the_risk(monkeypatch, capsys):
         def __init__(self, host, port, **kwargs):
             made.update(host=host, **kwargs)
 
-        def serve_forever(self):
-            raise KeyboardInterrupt
-
-        def close(self):
-            pass
+        def serve_until_interrupted(self):
+            return 0
 
     monkeypatch.setattr(web_server, "WebServer", FakeServer)  # the bot server with the web page
     assert main(["serve", "--host", "0.0.0.0", "--port", "0", "--public"]) == 0
@@ -301,3 +298,19 @@ def test_over_cap_and_colliding_parameters_are_400s(server, spec, extra, message
     response = conn.getresponse()
     answer = json.loads(response.read())
     assert response.status == 400 and message in answer["error"], answer
+
+
+def test_serving_until_ctrl_c_closes_the_server_and_its_workers():
+    from slagwerk.agents.http import BotServer
+
+    class Interrupted:
+        closed = False
+
+        def serve_forever(self):
+            raise KeyboardInterrupt
+
+        def close(self):
+            self.closed = True
+
+    server = Interrupted()
+    assert BotServer.serve_until_interrupted(server) == 0 and server.closed
