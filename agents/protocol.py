@@ -197,6 +197,7 @@ def hello(limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEFAULTS) -> 
             "team_game": info.team_game,
             "deck": {"family": game.deck.family, "suits": game.deck.suits, "ranks": game.deck.ranks},
             "totals": info.totals,
+            "suit_cycle": info.suit_cycle,
             "options": {
                 key: {"default": spec.default, "min": spec.low, "max": spec.high, "doc": spec.doc}
                 for key, spec in cls.option_specs.items()

@@ -46,6 +46,9 @@ class GameInfo:
     team_game: bool = False
     totals: str = "points"
     """What a match's running totals count, in words (the web page's score line)."""
+    suit_cycle: str = ""
+    """The suits in the order each beats the next, where the rules make them a cycle (Coins:
+    ``"coeb"``, clubs beating cups again); empty otherwise. The web page draws it."""
     hides_actions: bool = False
     """Some actions are seen only in part by other seats (the kernels then
     provide ``observed_actions``)."""

@@ -6,6 +6,7 @@ import io
 import json
 import os
 import random
+import re
 import selectors
 import subprocess
 import sys
@@ -554,6 +555,9 @@ def test_hello_gives_each_games_facts_the_web_page_draws_with():
                                        "ranks": game.deck.ranks}
         assert (facts[name]["players"], facts[name]["team_game"]) == (game.n_players, info.team_game)
         assert facts[name]["totals"] == info.totals and facts[name]["title"] == info.title
+        assert facts[name]["suit_cycle"] == info.suit_cycle
     assert facts["coins"]["deck"]["family"] == "spanish" and facts["kozel"]["deck"]["family"] == "french"
+    assert facts["coins"]["suit_cycle"] == "coeb" and facts["kozel"]["suit_cycle"] == ""
     page = (REPO / "web" / "static" / "app.js").read_text()
-    assert "FRENCH_GAMES" not in page and "TOTAL_WORDS" not in page
+    assert not re.search(r"game [!=]== \"", page)  # no rule keyed to a game's name
+    assert not [name for name in ("koetsieren", "kozel", "aluette") if f'"{name}"' in page]

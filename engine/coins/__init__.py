@@ -18,6 +18,7 @@ INFO = GameInfo(
     },
     points="coins taken per deal (of 12)",
     totals="coins",
+    suit_cycle="coeb",  # docs/rules.md §1.3: each suit beats the next, clubs beat cups
     kernels=f"{__name__}.kernels",
     game_class=f"{__name__}.game:Coins",
     observation=f"{__name__}.observation",

@@ -52,10 +52,16 @@ const SUIT_NAMES = {
   spanish: { o: "coins", c: "cups", e: "swords", b: "clubs" },
 };
 
-// The game's facts come from the server (GET /v1/info), never from a list of games here.
+// The game's facts come from the server (GET /v1/info), never from a list of games here;
+// what a seat sees comes from its view, whose fields say how to draw it.
 function factsOf(game) {
   return (page.info && page.info.games[game]) || {};
 }
+
+// A view that keeps each seat's cards in named slots (table, forehead, hidden: Koetsieren).
+const hasSlots = (view) => view.hands !== undefined;
+// A view whose tricks are plays of several cards each, listed as they were played (Kozel).
+const hasMultiCardPlays = (view) => view.tricks !== undefined;
 
 function deckOf(game) {
   return (factsOf(game).deck || {}).family || "french";
@@ -334,8 +340,9 @@ function render() {
   renderCardOrder();
   renderStatus(model);
   renderScore(model);
-  $("#cycle").hidden = model.game !== "coins";
-  if (model.game === "coins") renderCycle();
+  const cycle = factsOf(model.game).suit_cycle || "";
+  $("#cycle").hidden = !cycle;
+  if (cycle) renderCycle(cycle, deckOf(model.game));
   const table = $("#table");
   table.replaceChildren(...seatOrder(model).map((seat) => seatPanel(model, seat)), centre(model));
   table.className = `players-${model.players.length}`;
@@ -431,14 +438,14 @@ function perSide(model, values) {
   return `team 0+2 ${values[0]} · team 1+3 ${values[1]}`;
 }
 
-function renderCycle() {
-  const order = ["c", "o", "e", "b"];
+function renderCycle(cycle, deck) {
+  const order = [...cycle];
   const parts = [el("span", { class: "cycle-label" }, "suit cycle:")];
-  order.concat(["c"]).forEach((suit, i) => {
+  order.concat([order[0]]).forEach((suit, i) => {
     if (i) parts.push(el("span", { class: "beats" }, "beats"));
-    const pic = svg("svg", { viewBox: "-9 -9 18 18", class: "suit-icon", role: "img", "aria-label": SUIT_NAMES.spanish[suit] });
-    pic.append(suitSymbol("spanish", suit));
-    parts.push(el("span", { class: "cycle-suit" }, pic, SUIT_NAMES.spanish[suit]));
+    const pic = svg("svg", { viewBox: "-9 -9 18 18", class: "suit-icon", role: "img", "aria-label": SUIT_NAMES[deck][suit] });
+    pic.append(suitSymbol(deck, suit));
+    parts.push(el("span", { class: "cycle-suit" }, pic, SUIT_NAMES[deck][suit]));
   });
   $("#cycle").replaceChildren(...parts);
 }
@@ -464,13 +471,13 @@ function seatPanel(model, seat) {
 
 function seatFacts(model, seat) {
   const v = model.view;
-  if (model.game === "koetsieren") {
+  if (v.bids !== undefined) {
     const bid = v.bids[seat];
     const maker = v.trump_maker === seat ? "trump maker · " : "";
     return `${maker}bid ${bid === null ? "–" : bid} · tricks ${v.tricks_won[seat]}`;
   }
-  if (model.game === "aluette") return `tricks ${v.tricks_won[seat]}`;
-  if (model.game === "kozel") return `${v.hand_sizes[seat]} cards`;
+  if (v.tricks_won !== undefined) return `tricks ${v.tricks_won[seat]}`;
+  if (hasMultiCardPlays(v)) return `${v.hand_sizes[seat]} cards`;
   const won = shownTrickEnds(model).filter((t) => t.winner === seat).length;
   return `tricks ${won} · ${v.hand_sizes[seat]} cards`;
 }
@@ -489,9 +496,9 @@ function handOf(model, seat) {
   const legal = model.legal;
   const mine = seat === model.me && page.mode === "play";
   const game = model.game;
-  if (game === "koetsieren") return koetsierenSlots(model, seat);
+  if (hasSlots(model.view)) return slotHand(model, seat);
   const cards = own ? own.hand : Array(model.view.hand_sizes[seat]).fill("??");
-  if (game === "kozel" && mine) {
+  if (hasMultiCardPlays(model.view) && mine) {  // cards are selected, then played together
     return cards.map((card) => cardElement(game, card, null, {
       selected: page.selected.includes(card), onclick: () => toggleSelected(card),
     }));
@@ -508,7 +515,7 @@ function ownCard(model, card, action, mine, named) {
 
 const SLOT_NAMES = ["T1", "T2", "F1", "F2", "H"];
 
-function koetsierenSlots(model, seat) {
+function slotHand(model, seat) {
   const n = model.players.length;
   const base = model.view.hands[seat];
   const ownView = model.views[seat];
@@ -542,11 +549,12 @@ function koetsierenSlots(model, seat) {
 function centre(model) {
   const v = model.view;
   const parts = [];
-  if (model.game === "koetsieren") {
-    parts.push(el("div", { class: "trump" }, v.trump ? ["trump ", suitIcon("french", v.trump), ` ${SUIT_NAMES.french[v.trump]}`] : "no trump named yet"));
+  const deck = deckOf(model.game);
+  if (v.trump !== undefined) {  // a trump suit someone names
+    parts.push(el("div", { class: "trump" }, v.trump ? ["trump ", suitIcon(deck, v.trump), ` ${SUIT_NAMES[deck][v.trump]}`] : "no trump named yet"));
   }
-  if (model.game === "kozel") {
-    parts.push(el("div", { class: "trump" }, "trump card ", cardElement("kozel", v.trump_card, null, { small: true }),
+  if (v.trump_card !== undefined) {  // a trump card turned up, and a stock
+    parts.push(el("div", { class: "trump" }, "trump card ", cardElement(model.game, v.trump_card, null, { small: true }),
       ` · stock ${v.stock_size} cards`));
   }
   parts.push(el("div", { class: "trick" }, el("div", { class: "trick-title" }, "trick"), ...currentTrick(model)));
@@ -564,7 +572,7 @@ function currentTrick(model) {
   const n = model.players.length;
   const game = model.game;
   let plays = [];
-  if (game === "kozel") {  // no trick at all between deals and at the end
+  if (hasMultiCardPlays(v)) {  // no trick at all between deals and at the end
     plays = (v.trick ? v.trick.plays : []).map((p, i) => {
       let cards = p.cards;
       const own = model.faceUp && model.views[p.seat] && model.views[p.seat].trick;
@@ -601,7 +609,7 @@ function renderActions(model) {
           onclick: () => { $("#explain").hidden = false; $("#explain").textContent = b.reason; },
         }, actionLabel(b.action, model)))));
     }
-    if (game === "kozel" && legal.some((a) => a.includes(":"))) parts.push(kozelControls(legal));
+    if (hasMultiCardPlays(model.view) && legal.some((a) => a.includes(":"))) parts.push(multiCardControls(legal, game));
     else if (!words.length) parts.push(el("span", { class: "hint" }, "your turn: click a card"));
   }
   box.replaceChildren(...parts);
@@ -614,9 +622,10 @@ function wordOrder(action) {
 }
 
 function actionLabel(action, model) {
+  const deck = model ? deckOf(model.game) : "french";
   if (action.startsWith("trump:")) {
     const suit = action.slice(6);
-    return el("span", {}, suitIcon("french", suit), ` trump ${SUIT_NAMES.french[suit]}`);
+    return el("span", {}, suitIcon(deck, suit), ` trump ${SUIT_NAMES[deck][suit]}`);
   }
   if (action.startsWith("bid:")) return `bid ${action.slice(4)}`;
   if (action === "molodka") {
@@ -624,15 +633,16 @@ function actionLabel(action, model) {
     const hand = model ? model.view.hand : [];
     const suit = hand.length ? hand[0][1] : null;
     if (!suit || !hand.every((c) => c[1] === suit)) return "declare the molodka";
-    return el("span", {}, "declare the molodka: lead all four ", suitIcon("french", suit), ` ${SUIT_NAMES.french[suit]}`);
+    return el("span", {}, "declare the molodka: lead all four ", suitIcon(deck, suit), ` ${SUIT_NAMES[deck][suit]}`);
   }
   if (action === "pass") return model && model.legal.includes("molodka") ? "pass (play on without declaring)" : "pass";
   if (action === "pass") return "pass";
   return action;
 }
 
-// Kozel: build a lead, beat or discard by selecting cards; every legal action is also listed.
-function kozelControls(legal) {
+// Plays of several cards (Kozel): build a lead, beat or discard by selecting cards; every legal
+// action is also listed.
+function multiCardControls(legal, game) {
   const sets = legal.filter((a) => a.includes(":"));
   const kinds = [...new Set(sets.map((a) => a.split(":")[0]))];
   const build = el("div", { class: "build" },
@@ -643,16 +653,16 @@ function kozelControls(legal) {
     el("summary", {}, "all legal moves"),
     el("div", { class: "moves" }, sets.map((a) => el("button", {
       type: "button", class: "action move", "data-action": a, onclick: () => play(a), title: a,
-    }, moveLabel(a)))));
-  return el("div", { class: "kozel" }, build, list);
+    }, moveLabel(a, game)))));
+  return el("div", { class: "multi-card" }, build, list);
 }
 
-// A Kozel move as its kind and small pictures of its cards ("lead" 7h 9h).
-function moveLabel(action) {
+// A move of several cards as its kind and small pictures of its cards ("lead" 7h 9h).
+function moveLabel(action, game) {
   const cards = actionCards(action);
   if (!cards) return action;
   return el("span", { class: "move-label" }, `${action.split(":")[0]} `,
-    cards.map((c) => cardPicture("kozel", c, "tiny")));
+    cards.map((c) => cardPicture(game, c, "tiny")));
 }
 
 function toggleSelected(card) {
@@ -722,10 +732,10 @@ async function explainAction(action) {
 
 // -------------------------------------------------------------------- log
 
-// Kozel's completed tricks as its views list them: a molodka's four cards and
-// the cards it sent back are right there (its history says only "molodka").
+// Completed tricks of several-card plays as the views list them (Kozel: a molodka's four cards
+// and the cards it sent back are right there; its history says only "molodka").
 // Watching, each play is taken from the view of the seat that made it.
-function kozelTricks(model) {
+function multiCardTricks(model) {
   return model.view.tricks.map((trick, t) => ({
     winner: trick.winner,
     plays: trick.plays.map((p, i) => {
@@ -736,7 +746,7 @@ function kozelTricks(model) {
 }
 
 function lastTrick(model) {
-  let tricks = model.game === "kozel" ? kozelTricks(model) : tricksOf(model.history, model.trickEnds);
+  let tricks = hasMultiCardPlays(model.view) ? multiCardTricks(model) : tricksOf(model.history, model.trickEnds);
   let where = "this deal";
   if (!tricks.length && model.deals.length) {
     const last = model.deals[model.deals.length - 1];
@@ -865,7 +875,7 @@ function showSetup(preset) {
 function setupPlayers() {
   const game = $("#setup-game").value;
   const spec = page.info.games[game];
-  if (game === "koetsieren") {
+  if (spec.options.players) {  // the number of seats is an option of the game
     const input = document.getElementById("opt-players");
     const range = spec.options.players;
     const typed = input ? Number(input.value) : NaN;
