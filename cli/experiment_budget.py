@@ -12,10 +12,8 @@ import sys
 from ..engine import GAME_NAMES
 from ..errors import AgentUnavailable
 from .options import (
-    add_agent_source_options,
-    add_game_options,
+    add_long_run_options,
     add_results_options,
-    add_run_options,
     game_from_args,
     game_options_given,
     load_agent_sources,
@@ -55,11 +53,7 @@ def add_curve_arguments(parser, opponents_default: str = "heuristic") -> None:
     CurveSettings.add_flags(parser)
     RunSettings.add_flags(parser, exclude=("game_time",))
     add_results_options(parser, "experiment", RESULTS_ROOT / "<experiment>-<game>-<time>")
-    parser.add_argument("--json", action="store_true", help="print the experiment's JSON document")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_run_options(parser)
-    add_agent_source_options(parser)
-    add_game_options(parser)
+    add_long_run_options(parser, "print the experiment's JSON document")
 
 
 def run(args) -> int:

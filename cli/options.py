@@ -78,6 +78,18 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
                         help="Dask scheduler address for --backend dask (default: a local cluster)")
 
 
+def add_long_run_options(parser: argparse.ArgumentParser, json_help: str, *, quiet: bool = True) -> None:
+    """What the long commands (tournament, sprt, tune, the curve experiments) share besides their
+    settings: ``--json`` (``json_help``), ``--quiet`` (``quiet``), the workers, agents from outside
+    slagwerk and the game's options."""
+    parser.add_argument("--json", action="store_true", help=json_help)
+    if quiet:
+        parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_run_options(parser)
+    add_agent_source_options(parser)
+    add_game_options(parser)
+
+
 def add_results_options(parser: argparse.ArgumentParser, run: str, default_folder) -> None:
     """``--results``, ``--resume`` and ``--force``: where a long run of kind ``run`` (``tournament``)
     keeps its results, and how it continues (:func:`refuse_resume_conflicts`)."""

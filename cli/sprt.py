@@ -9,9 +9,7 @@ import sys
 from ..engine import GAME_NAMES
 from ..errors import AgentUnavailable
 from .options import (
-    add_agent_source_options,
-    add_game_options,
-    add_run_options,
+    add_long_run_options,
     game_from_args,
     load_agent_sources,
 )
@@ -32,10 +30,7 @@ def add_parser(subparsers) -> None:
     SprtConfig.add_flags(parser)
     parser.add_argument("--every", type=int, default=10,
                         help="print the running test every this many groups (default 10)")
-    parser.add_argument("--json", action="store_true", help="print only the final result as JSON")
-    add_run_options(parser)
-    add_agent_source_options(parser)
-    add_game_options(parser)
+    add_long_run_options(parser, "print only the final result as JSON", quiet=False)
     parser.set_defaults(run=run)
 
 

@@ -15,10 +15,8 @@ from ..engine import GAME_NAMES
 from ..errors import AgentUnavailable, OptionError
 from ..settings import refuse_conflict
 from .options import (
-    add_agent_source_options,
-    add_game_options,
+    add_long_run_options,
     add_results_options,
-    add_run_options,
     game_from_args,
     game_options_given,
     load_agent_sources,
@@ -26,9 +24,6 @@ from .options import (
     refuse_resume_conflicts,
     say_how_to_continue,
 )
-
-MAIN_JOB_DEALS = 100
-"""Duplicate groups per game in the no-argument main job (a few minutes on two cores)."""
 
 
 def add_parser(subparsers) -> None:
@@ -48,12 +43,7 @@ def add_parser(subparsers) -> None:
                         help="the game (repeatable; default: every game)")
     TournamentConfig.add_flags(parser)
     add_results_options(parser, "tournament", RESULTS_ROOT / "<game or 'tournament'>-<time>")
-    parser.add_argument("--json", action="store_true",
-                        help="print each game's final ranking as one JSON object per line")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_run_options(parser)
-    add_agent_source_options(parser)
-    add_game_options(parser)
+    add_long_run_options(parser, "print each game's final ranking as one JSON object per line")
     parser.set_defaults(run=run)
 
 

@@ -8,10 +8,8 @@ import sys
 from ..engine import GAME_NAMES
 from ..errors import AgentUnavailable
 from .options import (
-    add_agent_source_options,
-    add_game_options,
+    add_long_run_options,
     add_results_options,
-    add_run_options,
     agent_source_words,
     game_from_args,
     game_options_given,
@@ -40,11 +38,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--game", choices=GAME_NAMES, help="the game")
     TuneConfig.add_flags(parser)
     add_results_options(parser, "tuning run", RESULTS_ROOT / "tune-<game>-<agent>-<time>")
-    parser.add_argument("--json", action="store_true", help="print best.json (with the SPRT) as JSON")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    add_run_options(parser)
-    add_agent_source_options(parser)
-    add_game_options(parser)
+    add_long_run_options(parser, "print best.json (with the SPRT) as JSON")
     parser.set_defaults(run=run)
 
 
