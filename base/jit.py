@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .kernel_cache import _package_folders
+from .kernel_cache import kernel_folders
 
 
 def _load_numpy_support() -> None:
@@ -44,7 +44,7 @@ def _load_numpy_support() -> None:
         del sys.modules["scipy.linalg"]
 
 
-KERNEL_FOLDERS = tuple(os.path.join(str(folder), "") for folder in _package_folders())
+KERNEL_FOLDERS = tuple(os.path.join(str(folder), "") for folder in kernel_folders())
 """Source folders of the kernels loaded the light way, as imported (as a kernel's ``co_filename``
 names its file): ``slagwerk/engine/`` in a plain install, the repository's ``engine/`` in an
 editable one."""

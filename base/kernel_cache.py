@@ -67,7 +67,7 @@ def user_cache_root() -> Path:
     return Path(base) / "slagwerk"
 
 
-def _package_folders() -> list[Path]:
+def kernel_folders() -> list[Path]:
     """Source folders of :data:`KERNEL_PACKAGES`, found without importing them
     (in a plain install they sit under ``slagwerk/``; in an editable one they
     are the repository's top-level folders)."""
@@ -88,7 +88,7 @@ def kernel_sources_hash() -> str:
     import hashlib
 
     digest = hashlib.sha256()
-    for folder in sorted(_package_folders()):
+    for folder in sorted(kernel_folders()):
         for path in sorted(folder.rglob("*.py")):
             try:
                 text = path.read_bytes()

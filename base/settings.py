@@ -234,17 +234,15 @@ class Settings(BaseModel):
         return "--" + name.replace("_", "-")
 
     @classmethod
-    def add_flags(cls, parser: argparse.ArgumentParser, *, exclude: tuple[str, ...] = (),
-                  only: tuple[str, ...] | None = None, defaults: dict[str, Any] | None = None) -> None:
+    def add_flags(cls, parser: argparse.ArgumentParser, *, exclude: tuple[str, ...] = ()) -> None:
         """``--name`` for each field with a flag but ``exclude``; every flag's value is ``None``
-        when it is not given (so that ``--resume`` can tell). ``defaults`` replaces a field's
-        default in the help (the command applies it, as a value for :meth:`from_flags`)."""
+        when it is not given (so that ``--resume`` can tell), and the model applies the default."""
         for name, field in cls.flag_fields().items():
-            if name in exclude or (only is not None and name not in only):
+            if name in exclude:
                 continue
             extra = _extra(field)
             kind, _ = _optional(field.annotation)
-            default = (defaults or {}).get(name, field.default)
+            default = field.default
             shown = extra.get("default_text") or _shown_default(default, extra)
             text = field.description or ""
             kwargs: dict[str, Any] = {"dest": name, "default": None}
@@ -361,13 +359,9 @@ class Settings(BaseModel):
             stored = getattr(self, name)
             if _comparable(value) == _comparable(stored):
                 continue
-            flag = type(self).flag_of(name)
-            if _optional(field.annotation)[0] is bool:  # a switch: say which way the run was started
-                started = "with it" if stored != field.default else "without it"
-                raise OptionError(f"{flag} conflicts with the run in {str(where)!r}, started {started}: "
-                                  f"--resume continues a run with its own settings (drop {flag}, or start "
-                                  "a new run)")
-            refuse_conflict(flag, stored, value, where)
+            switch = _optional(field.annotation)[0] is bool  # its flag sets the other value
+            refuse_conflict(type(self).flag_of(name), stored, value, where,
+                            started_with=stored != field.default if switch else None)
 
 
 @functools.cache
@@ -386,16 +380,20 @@ def _comparable(value):
     return value
 
 
-def refuse_conflict(flag: str, stored, given, folder) -> None:
+def refuse_conflict(flag: str, stored, given, folder, *, started_with: bool | None = None) -> None:
     """With ``--resume``, a setting given again must agree with the one stored in ``folder``.
+    For an on/off flag, ``started_with`` says whether the run was started with it (default: a
+    flag given as ``True`` means it was not).
 
     :raises OptionError: naming the flag, the folder's value and the given value.
     """
     if given == stored:
         return
-    if isinstance(given, bool):  # an on/off flag: say which way the run was started
+    if isinstance(given, bool) and started_with is None:
+        started_with = not given
+    if started_with is not None:  # an on/off flag: say which way the run was started
         what = f"{flag} conflicts with the run in {str(folder)!r}, started " + \
-            ("without it" if given else "with it")
+            ("with it" if started_with else "without it")
     else:
         what = f"{flag} {_shown(given)} conflicts with {_shown(stored)} stored in {str(folder)!r}"
     raise OptionError(f"{what}: --resume continues a run with its own settings (drop {flag}, or start a "
@@ -433,9 +431,6 @@ def _own_rule(err: ValidationError) -> SettingsError | None:
 def _first_error(model: type[Settings], err: ValidationError, data: dict) -> tuple[str, Any, FieldInfo]:
     """The field of the first error, its value as given, and its description."""
     first = err.errors(include_url=False)[0]
-    cause = first.get("ctx", {}).get("error")
-    if isinstance(cause, SettingsError) and cause.name is not None:  # from a model's own __init__
-        return cause.name, data.get(cause.name), model.model_fields[cause.name]
     name = str(first["loc"][0]) if first["loc"] else next(iter(model.model_fields))
     return name, data.get(name), model.model_fields[name]
 
@@ -478,5 +473,4 @@ def _flag_type(model: type[Settings], name: str):
             raise argparse.ArgumentTypeError(f"must be {rule(field, command_line=True)}, not {text}")
         return value
 
-    convert.__name__ = name
     return convert

@@ -177,7 +177,7 @@ def test_old_cache_folders_are_pruned(monkeypatch, tmp_path):
 @pytest.mark.parametrize("name", ["engine", "search"])
 def test_kernel_sources_are_hashed(name):
     """The hash covers the folders holding kernels (else an edit there would go unseen)."""
-    folders = {p.name for p in kernel_cache._package_folders()}
+    folders = {p.name for p in kernel_cache.kernel_folders()}
     assert name in folders
 
 

@@ -133,3 +133,20 @@ def test_a_setting_added_to_a_model_brings_its_flag_stored_value_and_resume_chec
     config.refuse_changes(parser.parse_args(["--rounds", "4"]), "folder")
     with pytest.raises(OptionError, match="--rounds 5 conflicts with 4 stored in 'folder'"):
         config.refuse_changes(parser.parse_args(["--rounds", "5"]), "folder")
+
+
+class Switches(Settings):
+    verbose: bool = setting(False, "say more")
+    confirm: bool = setting(True, "skip the confirmation")
+
+
+def test_a_switch_given_on_resume_says_which_way_the_run_was_started():
+    parser = parser_of(Switches)
+    assert "--no-confirm" in parser.format_help()
+    plain, changed = Switches(), Switches(verbose=True, confirm=False)
+    started_without = r"conflicts with the run in 'run', started without it"
+    with pytest.raises(OptionError, match=r"^--verbose " + started_without):
+        plain.refuse_changes(parser.parse_args(["--verbose"]), "run")
+    with pytest.raises(OptionError, match=r"^--no-confirm " + started_without):
+        plain.refuse_changes(parser.parse_args(["--no-confirm"]), "run")
+    changed.refuse_changes(parser.parse_args(["--verbose", "--no-confirm"]), "run")  # the same: fine
