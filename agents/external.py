@@ -59,16 +59,16 @@ from typing import TYPE_CHECKING, ClassVar
 
 import orjson
 
+from .. import json_check
 from ..engine.seeds import MAX_SEED
 from ..errors import AgentUnavailable, SlagwerkError, SpecError, brief, one_line
 from .base import Agent, Decision, ParamSpec
+from .protocol import schemas
 from .registry import _PARTNER_SPLIT, AGENTS, parse_spec
 
 if TYPE_CHECKING:
     import http.client
 
-PROTOCOL = "slagwerk-bot"
-PROTOCOL_VERSION = 1
 HELLO_TIMEOUT_S = 600.0
 """How long a bot may take to answer ``hello`` (it may load or compile first)."""
 HELLO_NOTICE_S = 10.0
@@ -213,37 +213,37 @@ def _check_url(url: str) -> str:
 
 def _agent_of(bot: BotDefinition, asked: str | None, hello: dict) -> str:
     agents = hello.get("agents") or {}
-    if not isinstance(agents, dict):
-        raise SpecError(f"bot {bot.name!r}: 'agents' in its hello answer must be an object")
-    if asked is not None:
-        if agents and asked not in agents:
-            raise SpecError(f"bot {bot.name!r} has no agent {asked!r} (agents: {', '.join(sorted(agents))})")
-        return asked
-    if bot.name in agents or not agents:
-        return bot.name
+    if asked is not None and agents and asked not in agents:
+        raise SpecError(f"bot {bot.name!r} has no agent {asked!r} (agents: {', '.join(sorted(agents))})")
+    if asked is not None or bot.name in agents or not agents:
+        return asked or bot.name
     if len(agents) == 1:
         return next(iter(agents))
     raise SpecError(f"bot {bot.name!r} offers several agents ({', '.join(sorted(agents))}): choose one "
                     f"with --bot {bot.name}/AGENT=...")
 
 
+def check_answer(name: str, kind: str, answer) -> dict:
+    """``answer`` if it is what the protocol's schema says a ``kind`` request is answered
+    with (agents/messages.py); :class:`BotFault` naming the bot and the broken rule otherwise.
+    An ``error`` answer is a fault too, with the bot's own message."""
+    if isinstance(answer, dict) and "error" in answer:
+        raise BotFault(f"bot {name!r} answered its {kind} request with an error: {one_line(str(answer['error']))[:300]}")
+    try:
+        json_check.check(answer, schemas()["answers"][kind], what=f"its {kind} answer")
+    except json_check.SchemaMismatch as err:
+        hint = {"protocol": " (is it a slagwerk bot?)",
+                "version": " (this harness speaks version 1 of the protocol)"}.get(err.field, "")
+        raise BotFault(f"bot {name!r}: {err}{hint}") from None
+    return answer
+
+
 def check_hello(name: str, hello) -> dict:
-    """``hello`` if it is a ``hello`` answer of protocol version 1; :class:`SpecError` otherwise."""
-    if not isinstance(hello, dict):
-        raise SpecError(f"bot {name!r} answered hello with {brief(hello)}, not a JSON object")
-    if "error" in hello:
-        raise SpecError(f"bot {name!r} answered hello with an error: {one_line(str(hello['error']))[:300]}")
-    if "protocol" not in hello or "version" not in hello:
-        raise SpecError(f"bot {name!r}: its hello answer must say \"protocol\": \"{PROTOCOL}\" and "
-                        f"\"version\": {PROTOCOL_VERSION} (is it a slagwerk bot?)")
-    if hello["protocol"] != PROTOCOL or hello["version"] != PROTOCOL_VERSION:
-        raise SpecError(f"bot {name!r} speaks {brief(hello.get('protocol'))} version "
-                        f"{brief(hello.get('version'))}; this harness speaks {PROTOCOL} version "
-                        f"{PROTOCOL_VERSION}")
-    games = hello.get("games")
-    if not isinstance(games, (dict, list)) or not games:
-        raise SpecError(f"bot {name!r}: its hello answer must list the games it plays ('games')")
-    return hello
+    """``hello`` if it is a ``hello`` answer of this protocol version; :class:`SpecError` otherwise."""
+    try:
+        return check_answer(name, "hello", hello)
+    except BotFault as err:
+        raise SpecError(str(err)) from None
 
 
 # ------------------------------------------------------------------ the agent
@@ -303,14 +303,11 @@ def install(bot: BotDefinition) -> type[ExternalAgent]:
     return cls
 
 
-def _param_spec(bot: str, key: str, spec) -> ParamSpec:
-    if not isinstance(spec, dict) or spec.get("type") not in _PARAM_TYPES:
-        raise SpecError(f"bot {bot!r}: parameter {key!r} must be an object with a 'type' of "
-                        f"{', '.join(_PARAM_TYPES)}, not {brief(spec)}")
-    kind = _PARAM_TYPES[spec["type"]]
+def _param_spec(bot: str, key: str, spec: dict) -> ParamSpec:
+    """The parameter a (checked) hello answer describes."""
     choices = tuple(spec.get("choices") or ())
-    param = ParamSpec(kind, spec.get("default"), str(spec.get("doc", "")), spec.get("min"), spec.get("max"),
-                      choices)
+    param = ParamSpec(_PARAM_TYPES[spec["type"]], spec.get("default"), str(spec.get("doc", "")),
+                      spec.get("min"), spec.get("max"), choices)
     if param.default is not None:  # a default outside its own range would fail only when used
         try:
             param.convert(f"bot {bot!r}:", key, param.default)
@@ -498,10 +495,11 @@ class _Connection(ABC):
         if self.closed():  # started when the agent was made; after a fault in this game, now
             self.ensure_started()
         answer = self._ask(request, self.bot.timeout)
-        if "error" in answer:
+        try:
+            return check_answer(self.bot.name, "act", answer)
+        except BotFault:
             self.close()
-            raise BotFault(f"bot {self.bot.name!r} answered an error: {one_line(str(answer['error']))[:300]}")
-        return answer
+            raise
 
     def _ask(self, request: dict, timeout: float | None, hello: bool = False) -> dict:
         with self.busy:

@@ -33,20 +33,21 @@ keeps no state between requests: the view carries everything the seat knows.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
+from .. import __version__, json_check
 from ..engine import GAMES, make_game, strict_json
 from ..engine.registry import game_info
 from ..engine.replay import check_history
-from ..engine.seeds import SEED_RANGE, is_seed
 from ..engine.strict_json import StrictJSONError
 from ..errors import IllegalActionError, InvalidViewError, SlagwerkError, SpecError, brief
 from .limits import Limits
@@ -57,18 +58,14 @@ PROTOCOL = "slagwerk-bot"
 PROTOCOL_VERSION = 1
 """Raised only for incompatible changes; new optional fields keep the version."""
 
-REQUEST_FIELDS = {
-    "hello": ("id", "type"),
-    "quit": ("id", "type"),
-    "act": ("id", "type", "game", "agent", "view", "seed", "stats", "iterations", "time_ms"),
-    "warm": ("id", "type", "game"),
-}
-"""The fields each request type may have; any other field is an error."""
+REQUEST_TYPES = ("hello", "act", "warm", "quit")
+SCHEMA_FILE = Path(__file__).with_name("protocol.schema.json")
 
 BUDGET_FIELDS = ("iterations", "time_ms")
 """Per-request budgets; each sets the agent parameter of the same name."""
 
 MAX_ID_CHARS = 200
+"""The longest text ``id`` an answer carries back (agents/messages.py's ``RequestId``)."""
 
 
 class ProtocolError(SlagwerkError):
@@ -164,25 +161,25 @@ def handle(request, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEF
 
 
 def _check_request(request) -> str:
+    """The request's type, once it is checked against its schema (agents/messages.py)."""
     if not isinstance(request, dict):
         raise ProtocolError(f"a request is a JSON object, not {json_type(request)}")
-    if "id" in request and request_id(request) is None and request["id"] is not None:
-        raise ProtocolError(
-            f"'id' must be an integer or a text of at most {MAX_ID_CHARS} characters, "
-            f"not {short_repr(request['id'])}"
-        )
     if "type" not in request:
-        raise ProtocolError(f"a request needs the field 'type' (one of: {', '.join(REQUEST_FIELDS)})")
+        raise ProtocolError(f"a request needs the field 'type' (one of: {', '.join(REQUEST_TYPES)})")
     kind = request["type"]
-    if not isinstance(kind, str) or kind not in REQUEST_FIELDS:
-        raise ProtocolError(f"unknown request type {short_repr(kind)} (types: {', '.join(REQUEST_FIELDS)})")
-    allowed = REQUEST_FIELDS[kind]
-    unknown = sorted(k for k in request if k not in allowed)
-    if unknown:
-        raise ProtocolError(
-            f"unknown field {short_repr(unknown[0])} in a {kind!r} request (fields: {', '.join(allowed)})"
-        )
+    if not isinstance(kind, str) or kind not in REQUEST_TYPES:
+        raise ProtocolError(f"unknown request type {short_repr(kind)} (types: {', '.join(REQUEST_TYPES)})")
+    try:
+        json_check.check(request, schemas()["requests"][kind], what=f"a {kind!r} request")
+    except json_check.SchemaMismatch as err:
+        raise ProtocolError(str(err)) from None
     return kind
+
+
+@functools.cache
+def schemas() -> dict:
+    """The protocol's JSON Schemas (made from agents/messages.py's models; a file of the package)."""
+    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
 
 
 def hello(limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEFAULTS) -> dict:
@@ -243,28 +240,16 @@ def act(request: dict, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_
     when given, must be the rules' legal actions for that seat. The agent's
     answer is checked to be legal before it is returned.
     """
-    view = _want(request, "view")
-    if not isinstance(view, dict):
-        raise InvalidViewError(f"'view' must be a JSON object, not {json_type(view)}")
+    view = request["view"]  # the request's schema has checked every field's type and range
     # An absent game or agent falls back to the server's default (and the game to the view's).
-    game_name = request["game"] if "game" in request else defaults.game or view.get("game")
-    if "game" not in request and game_name is None:
-        raise ProtocolError("an 'act' request needs the field 'game'")
+    game_name = request.get("game", defaults.game or view.get("game"))
     if not isinstance(game_name, str):
-        raise ProtocolError(f"'game' must be a game's name, not {short_repr(game_name)}")
+        raise ProtocolError("an 'act' request needs the field 'game'")
     spec = request.get("agent", defaults.agent)
-    if "agent" not in request and spec is None:
+    if spec is None:
         raise ProtocolError("an 'act' request needs the field 'agent'")
-    if not isinstance(spec, str):
-        raise SpecError(
-            f"'agent' must be an agent spec like 'ismcts:iterations=2000', not {short_repr(spec)}"
-        )
     seed = request.get("seed", 0)
-    if not is_seed(seed):
-        raise ProtocolError(f"'seed' must be {SEED_RANGE}, not {short_repr(seed)}")
     want_stats = request.get("stats", False)
-    if not isinstance(want_stats, bool):
-        raise ProtocolError(f"'stats' must be true or false, not {short_repr(want_stats)}")
 
     game = make_game(game_name)
     compiled(game.name)
@@ -298,17 +283,11 @@ def _make_agent(spec: str, game, seed: int, request: dict, limits: Limits, defau
     cls = agent_class(name)
     if cls.cheating:
         raise SpecError(f"agent {name!r} decides from the true state, which a view does not carry")
-    budgets = {}
-    for key in BUDGET_FIELDS:
-        if key not in request:
-            continue
-        value = request[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ProtocolError(f"{key!r} must be a positive integer, not {short_repr(value)}")
+    budgets = {key: request[key] for key in BUDGET_FIELDS if key in request}
+    for key in budgets:
         if key not in cls.params:
             have = ", ".join(b for b in BUDGET_FIELDS if b in cls.params) or "none"
             raise SpecError(f"agent {name!r} takes no {key!r} budget (its budgets: {have})")
-        budgets[key] = value
     agent = make(spec, game, seed=seed, parameter_sets=defaults.parameter_sets, **budgets)
     limits.check(agent)  # every cap, before any work starts
     return agent
@@ -332,12 +311,6 @@ def _same_actions(given, legal: list[str]) -> bool:
     if not isinstance(given, list) or not all(isinstance(a, str) for a in given):
         return False
     return sorted(given) == sorted(legal)
-
-
-def _want(request: dict, key: str):
-    if key not in request:
-        raise ProtocolError(f"an {request['type']!r} request needs the field {key!r}")
-    return request[key]
 
 
 def json_type(value) -> str:
@@ -398,7 +371,7 @@ def warm(request: dict, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO
     game_name = request.get("game", defaults.game)
     if game_name is None:
         raise ProtocolError("a 'warm' request needs the field 'game'")
-    if not isinstance(game_name, str) or game_name not in GAMES:
+    if game_name not in GAMES:
         raise ProtocolError(f"unknown game {short_repr(game_name)} (games: {', '.join(GAMES)})")
     compiled(game_name)
     return {"warmed": game_name, "answered": warm_up(limits, [game_name])}

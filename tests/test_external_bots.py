@@ -162,7 +162,7 @@ def test_a_misbehaving_bot_answer_is_a_fault_that_restarts_it(kind):
     agent = make("bad", state.game, seed=1)
     expected = {"crash": "exited", "hang": "did not answer within 0.5 s",
                 "illegal": "'not-an-action', which is not a legal action",
-                "garbage": "'this is not json', which is not JSON", "error": "answered an error: I refuse",
+                "garbage": "'this is not json', which is not JSON", "error": "answered its act request with an error: I refuse",
                 "wrong-id": ": an answer must carry the id of its request"}
     for _ in range(2):  # the second request starts a fresh process
         with pytest.raises(external.BotFault, match=re.escape(expected[kind])):
@@ -279,9 +279,10 @@ def test_a_bot_that_does_not_play_the_game_is_an_error_before_any_game(tmp_path,
 
 
 @pytest.mark.parametrize("option, message", [
-    (bot_option("v2", MISBEHAVING_BOT, "version-2"), "this harness speaks slagwerk-bot version 1"),
+    (bot_option("v2", MISBEHAVING_BOT, "version-2"),
+         "bot 'v2': 'version' must be 1, not 2 (this harness speaks version 1 of the protocol)"),
     (bot_option("np", MISBEHAVING_BOT, "no-protocol"),
-     "bot 'np': its hello answer must say \"protocol\": \"slagwerk-bot\" and \"version\": 1"),
+     "bot 'np': its hello answer needs the field 'protocol' (is it a slagwerk bot?)"),
     (bot_option("bd", MISBEHAVING_BOT, "bad-default"),
      "bot 'bd': parameter depth=5 is out of range [0, 3] (its hello's default)"),
     ("random=true", "that name is taken"),
