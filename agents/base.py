@@ -93,13 +93,17 @@ class Agent:
     def __init__(self, game: Game, seed: int = 0, **params):
         self.game = game
         self.seed = int(seed)
-        unknown = sorted(set(params) - set(self.params))
+        self.config = {k: spec.default for k, spec in self.params.items()} | self.checked(params)
+
+    @classmethod
+    def checked(cls, params: dict) -> dict:
+        """``params`` (text or Python values) converted to the parameters' types;
+        :class:`SpecError` naming an unknown parameter or a bad value."""
+        unknown = sorted(set(params) - set(cls.params))
         if unknown:
-            valid = ", ".join(sorted(self.params)) or "none"
-            raise SpecError(f"unknown parameter {unknown[0]!r} for agent {self.name!r} (parameters: {valid})")
-        self.config = {k: spec.default for k, spec in self.params.items()}
-        for key, value in params.items():
-            self.config[key] = self.params[key].convert(self.name, key, value)
+            valid = ", ".join(sorted(cls.params)) or "none"
+            raise SpecError(f"unknown parameter {unknown[0]!r} for agent {cls.name!r} (parameters: {valid})")
+        return {key: cls.params[key].convert(cls.name, key, value) for key, value in params.items()}
 
     def __repr__(self):
         opts = ",".join(f"{k}={v}" for k, v in self.config.items())

@@ -85,7 +85,9 @@ MAX_ANSWER_BYTES = 1 << 20
 """The longest answer line read from a bot."""
 STDERR_PREFIX, STDERR_SUFFIX = "bot-", ".stderr.log"
 """A bot's standard error is appended to ``<folder>/bot-<NAME>.stderr.log``."""
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
+_BOT_OPTION = re.compile(
+    r"\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*(?:/(?P<agent>\s*[^=\s][^=]*))?=(?P<target>\s*\S.*)", re.DOTALL)
+"""``--bot NAME=TARGET`` or ``NAME/AGENT=TARGET``."""
 _PARAM_TYPES = {"int": int, "float": float, "bool": bool, "str": str}
 
 
@@ -153,15 +155,11 @@ def parse_bot_option(text: str) -> tuple[str, str | None, str]:
     >>> parse_bot_option("sw/heuristic=slagwerk bot")
     ('sw', 'heuristic', 'slagwerk bot')
     """
-    head, eq, target = str(text).partition("=")
-    name, slash, agent = head.strip().partition("/")
-    if not eq or not target.strip():
-        raise SpecError(f"--bot {text!r} is not NAME=COMMAND or NAME=http://HOST:PORT")
-    if not _NAME.fullmatch(name):
-        raise SpecError(f"--bot {text!r}: a bot's name is a letter, then letters, digits, _ and -")
-    if slash and not agent.strip():
-        raise SpecError(f"--bot {text!r}: NAME/AGENT needs the agent's name after '/'")
-    return name, agent.strip() or None, target.strip()
+    match = _BOT_OPTION.fullmatch(str(text))
+    if match is None:
+        raise SpecError(f"--bot {text!r} is not NAME=COMMAND, NAME/AGENT=COMMAND or NAME=http://HOST:PORT "
+                        f"(NAME: a letter, then letters, digits, _ and -)")
+    return match["name"], match["agent"] and match["agent"].strip(), match["target"].strip()
 
 
 def register_bots(options, timeout: float | None = None, hello_timeout: float = HELLO_TIMEOUT_S
@@ -199,16 +197,15 @@ def register_bots(options, timeout: float | None = None, hello_timeout: float = 
     return bots
 
 
+_BOT_URL = re.compile(r"http://(?P<host>[^/:?#\[\]@\s]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>\d{1,5}))?/?")
+
+
 def _check_url(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme != "http" or not parts.hostname or parts.path not in ("", "/") or parts.query:
-        raise SpecError(f"--bot URL {url!r} must be http://HOST:PORT (the bot's /v1/act and /v1/info "
-                        f"are found there)")
-    try:
-        parts.port  # noqa: B018 - checks the port
-    except ValueError:
-        raise SpecError(f"--bot URL {url!r} has a bad port") from None
-    return f"http://{parts.netloc}"
+    match = _BOT_URL.fullmatch(url)
+    if match is None or int(match["port"] or 0) > 65535:
+        raise SpecError(f"--bot URL {url!r} must be http://HOST:PORT, a port 0..65535 (the bot's /v1/act "
+                        f"and /v1/info are found there)")
+    return url.rstrip("/")
 
 
 def _agent_of(bot: BotDefinition, asked: str | None, hello: dict) -> str:
@@ -228,7 +225,8 @@ def check_answer(name: str, kind: str, answer) -> dict:
     with (agents/messages.py); :class:`BotFault` naming the bot and the broken rule otherwise.
     An ``error`` answer is a fault too, with the bot's own message."""
     if isinstance(answer, dict) and "error" in answer:
-        raise BotFault(f"bot {name!r} answered its {kind} request with an error: {one_line(str(answer['error']))[:300]}")
+        said = one_line(str(answer["error"]))[:300]
+        raise BotFault(f"bot {name!r} answered its {kind} request with an error: {said}")
     try:
         json_check.check(answer, schemas()["answers"][kind], what=f"its {kind} answer")
     except json_check.SchemaMismatch as err:

@@ -51,7 +51,7 @@ from ..engine.replay import check_history
 from ..engine.strict_json import StrictJSONError
 from ..errors import IllegalActionError, InvalidViewError, SlagwerkError, SpecError, brief
 from .limits import Limits
-from .registry import AGENTS, agent_class, make, parse_spec
+from .registry import AGENTS, make, view_agent_class
 from .warmup import ensure_compiled
 
 PROTOCOL = "slagwerk-bot"
@@ -279,10 +279,8 @@ def act(request: dict, limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_
 
 
 def _make_agent(spec: str, game, seed: int, request: dict, limits: Limits, defaults: Defaults):
-    name, _, _ = parse_spec(spec)
-    cls = agent_class(name)
-    if cls.cheating:
-        raise SpecError(f"agent {name!r} decides from the true state, which a view does not carry")
+    cls = view_agent_class(spec)
+    name = cls.name
     budgets = {key: request[key] for key in BUDGET_FIELDS if key in request}
     for key in budgets:
         if key not in cls.params:

@@ -10,12 +10,15 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 
+from .. import json_check
+from ..engine import strict_json
 from ..engine.game import Game
+from ..engine.strict_json import StrictJSONError
 from ..errors import SpecError
+from ..safe_files import read_text
 from .base import Agent
 from .openspiel import OpenSpielISMCTSAgent, OpenSpielMCTSAgent
 from .search_agents import CheatAgent, ISMCTSAgent, PIMCAgent
@@ -43,8 +46,8 @@ MAX_PARAMS_FILE_BYTES = 1 << 20
 """The largest parameter file ``@FILE`` or ``--params NAME=FILE`` reads."""
 _PARTNER_SPLIT = re.compile(r"\+(?=[A-Za-z])")
 """Where a tournament entry ``A+B`` splits (as :func:`slagwerk.experiments.harness.runner.partner_specs`)."""
-_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
-"""A parameter set's name (``--params NAME=FILE``)."""
+_PARAMETER_SET = re.compile(r"\s*(?P<name>[A-Za-z0-9_][A-Za-z0-9_.\-]*)\s*=(?P<path>.+)", re.DOTALL)
+"""``--params NAME=FILE``."""
 
 
 def parse_spec(spec: str) -> tuple[str, dict, str]:
@@ -130,38 +133,40 @@ def _resolve_part(spec: str, game, warn) -> str:
     return out
 
 
+PARAMS_SCHEMA = {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}}
+"""A parameter file: an object of parameter values."""
+BEST_FILE_SCHEMA = {"type": "object", "required": ["params"], "properties": {
+    "agent": {"type": ["string", "null"]}, "params": PARAMS_SCHEMA}}
+"""A tuning run's ``best.json``, read as a parameter file (its other fields are not read)."""
+
 _WARNED: set[str] = set()
 """The parameter-file warnings this process has printed."""
 
 
-def load_params_file(path: str, agent: str | None = None, game=None,
-                     warn=None) -> tuple[str | None, dict[str, str]]:
+def load_params_file(path: str, agent: str | None = None, game=None, warn=None,
+                     schema: dict | None = None) -> tuple[str | None, dict[str, str]]:
     """``(agent, parameters)`` stored in JSON file ``path``, the values as text.
 
     The file is a tuning run's ``best.json`` (``{"agent": ..., "params":
     {...}}``; ``agent`` must then match ``agent`` when given) or a plain object
     of parameter values (its agent is ``None``). A ``best.json`` also records
     its game: when ``game`` (a name or several) names another, ``warn(text)`` is told
-    (default: ``slagwerk: warning: ...`` on stderr). For command lines only: a
+    (default: ``slagwerk: warning: ...`` on stderr). ``schema`` (JSON Schema) is
+    what the parameters must also be, if given. For command lines only: a
     request never names a file.
     """
     where = f"parameter file {path!r}"
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_PARAMS_FILE_BYTES + 1)
-    except OSError as err:
-        raise SpecError(f"cannot read {where}: {err.strerror or err}") from None
-    if len(raw) > MAX_PARAMS_FILE_BYTES:
-        raise SpecError(f"{where} is larger than {MAX_PARAMS_FILE_BYTES} bytes")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise SpecError(f"{where} is not JSON: {err}") from None
+        data = strict_json.loads(read_text(path, MAX_PARAMS_FILE_BYTES, SpecError, kind="parameters as JSON"))
+        best = isinstance(data, dict) and "params" in data
+        json_check.check(data, BEST_FILE_SCHEMA if best else PARAMS_SCHEMA, what="the file")
+        if schema is not None:
+            json_check.check(data["params"] if best else data, schema, what="the file")
+    except (StrictJSONError, json_check.SchemaMismatch) as err:
+        raise SpecError(f"{where}: {err}") from None
     stored = None
-    if isinstance(data, dict) and "params" in data:
+    if best:
         stored = data.get("agent")
-        if stored is not None and not isinstance(stored, str):
-            raise SpecError(f"{where}: 'agent' must be an agent's name, not {stored!r}")
         if agent is not None and stored is not None and stored != agent:
             raise SpecError(f"{where} holds parameters of {stored!r}, not {agent!r}")
         tuned_in = data.get("game")
@@ -175,10 +180,6 @@ def load_params_file(path: str, agent: str | None = None, game=None,
             _WARNED.add(text)
             print(f"slagwerk: warning: {text}", file=sys.stderr)
         data = data["params"]
-    if not isinstance(data, dict) or not all(
-            isinstance(v, (str, int, float, bool)) for v in data.values()):
-        raise SpecError(f"{where} must hold an object of parameter values "
-                        f"(or a tuning run's best.json)")
     return stored, {str(k): str(v) for k, v in data.items()}
 
 
@@ -190,21 +191,18 @@ def load_parameter_sets(items) -> dict[str, tuple[str | None, dict[str, str]]]:
     starting rather than failing requests."""
     sets: dict[str, tuple[str | None, dict[str, str]]] = {}
     for item in items or ():
-        name, eq, path = str(item).partition("=")
-        name = name.strip()
-        if not eq or not path:
-            raise SpecError(f"--params {item!r} is not NAME=FILE")
-        if not _NAME.fullmatch(name):
-            raise SpecError(f"--params {item!r}: a parameter set's name is letters, digits and _.- only")
+        match = _PARAMETER_SET.fullmatch(str(item))
+        if match is None:
+            raise SpecError(f"--params {item!r} is not NAME=FILE (NAME: letters, digits and _.- only)")
+        name, path = match["name"], match["path"]
         if name in sets:
             raise SpecError(f"--params names the parameter set {name!r} twice")
         agent, params = load_params_file(path)
         if agent is not None:
-            cls = agent_class(agent)
-            for key, value in params.items():
-                if key not in cls.params:
-                    raise SpecError(f"--params {name}: unknown parameter {key!r} for agent {agent!r}")
-                cls.params[key].convert(agent, key, value)
+            try:
+                agent_class(agent).checked(params)
+            except SpecError as err:
+                raise SpecError(f"--params {name}: {err}") from None
         sets[name] = (agent, params)
     return sets
 
@@ -233,6 +231,18 @@ def agent_class(name: str) -> type[Agent]:
         raise SpecError(f"unknown agent {name!r} (agents: {', '.join(sorted(AGENTS))})") from None
 
 
+def view_agent_class(spec: str) -> type[Agent]:
+    """The class of the agent ``spec`` names, if it decides from a seat's view (what a bot
+    request or the web page may ask for); :class:`SpecError` for one that needs the true
+    state (``cheat``), which no view carries."""
+    name = parse_spec(spec)[0]
+    cls = agent_class(name)
+    if cls.cheating:
+        raise SpecError(f"agent {name!r} sees every card: it decides from the true state, which a view "
+                        f"does not carry (a measuring stick, not an opponent)")
+    return cls
+
+
 def make(spec: str, game: Game, seed: int = 0, *, parameter_sets=None, **params) -> Agent:
     """Build an agent from a name or spec, for ``game``, seeded with ``seed``.
 
@@ -243,10 +253,7 @@ def make(spec: str, game: Game, seed: int = 0, *, parameter_sets=None, **params)
     name, values, label = spec_params(spec, parameter_sets)
     values.update(params)
     cls = agent_class(name)
-    unknown = sorted(set(values) - set(cls.params))
-    if unknown:  # before the call: a key like 'seed' or 'game' would collide with its arguments
-        have = ", ".join(sorted(cls.params)) or "none"
-        raise SpecError(f"unknown parameter {unknown[0]!r} for agent {name!r} (parameters: {have})")
+    cls.checked(values)  # before the call: a key like 'seed' or 'game' would collide with its arguments
     agent = cls(game, seed=seed, **values)
     agent.label = label
     return agent

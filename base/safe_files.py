@@ -31,7 +31,7 @@ import stat
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from .errors import SlagwerkError
+from .errors import SlagwerkError, path_text
 
 try:  # advisory locks: POSIX only
     import fcntl
@@ -45,6 +45,7 @@ __all__ = [
     "folder_names",
     "make_folder",
     "read_file",
+    "read_text",
     "remove_file",
     "replace_file",
 ]
@@ -131,6 +132,32 @@ def _write_all(fd: int, data: bytes) -> None:
 def _sync_folder(folder_fd: int) -> None:
     with suppress(OSError):  # some file systems cannot sync a folder; the rename is done all the same
         os.fsync(folder_fd)
+
+
+def read_text(path, max_bytes: int, error: type[Exception] = SafeFileError, kind: str = "JSON") -> str:
+    """The UTF-8 text of the file at ``path`` (a user's file: a record, a parameter file).
+
+    Only a regular file is read (a FIFO or a device could block or never end),
+    and at most ``max_bytes`` of it. Every failure is one ``error`` line,
+    ``PATH: why``; ``kind`` names what the file should hold.
+    """
+    shown = path_text(path)
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+        if regular:
+            with open(path, "rb") as fh:
+                raw = fh.read(max_bytes + 1)
+    except (OSError, ValueError) as err:  # ValueError: a NUL character in the name, say
+        why = err.strerror if isinstance(err, OSError) and err.strerror else str(err).splitlines()[0]
+        raise error(f"{shown}: cannot read: {why}") from None
+    if not regular or len(raw) > max_bytes:
+        why = f"larger than {max_bytes} bytes, the most read" if regular else "not a regular file"
+        raise error(f"{shown}: {why} (it should hold {kind})")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise error(f"{shown}: not UTF-8 text (byte {err.start}: {err.reason}); it should hold {kind} "
+                    f"in UTF-8") from None
 
 
 def make_folder(path) -> None:

@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..agents.limits import Limits
-from ..engine import GAME_NAMES, GAMES
+from ..engine import GAME_NAMES
 from ..errors import OptionError
 from .options import (
     MAX_ITERATIONS,
@@ -35,7 +35,7 @@ def add_parser(subparsers) -> None:
         "each line is a request (hello, act, warm, quit), each answer one line carrying the request's id. "
         "The bot keeps no state between requests.",
     )
-    parser.add_argument("--game", help="game of 'act' requests that name none")
+    parser.add_argument("--game", choices=GAME_NAMES, help="game of 'act' requests that name none")
     parser.add_argument("--agent", metavar="SPEC",
                         help="agent of 'act' requests that name none (AGENT:@FILE loads its parameters "
                         "from FILE here, once)")
@@ -125,8 +125,6 @@ def read_defaults(args) -> Defaults:
                 for name, (agent, params) in json.loads(args.parameter_sets_json).items()}
     else:
         sets = load_parameter_sets(args.params)
-    if args.game is not None and args.game not in GAMES:
-        raise OptionError(f"--game {args.game!r} is not a game (games: {', '.join(GAMES)})")
     agent = resolve_spec_files(args.agent) if args.agent else None
     return Defaults(game=args.game, agent=agent, parameter_sets=sets)
 

@@ -8,6 +8,7 @@ import signal
 import sys
 
 from ..agents.limits import DEFAULT_PORT, Limits
+from ..engine import GAME_NAMES
 from ..errors import OptionError
 from .bot import add_cap_options, add_server_options, defaults_from_args, limits_from_args
 from .options import MAX_MILLISECONDS, MAX_REQUEST_BYTES, MAX_SECONDS, MAX_WORKERS, nonempty, number_in
@@ -43,7 +44,7 @@ def add_parser(subparsers) -> None:
                         help=f"largest request body (default {Limits().max_request_bytes})")
     add_cap_options(parser)
     add_server_options(parser)
-    parser.add_argument("--game", help="game of requests that name none")
+    parser.add_argument("--game", choices=GAME_NAMES, help="game of requests that name none")
     parser.add_argument("--agent", metavar="SPEC",
                         help="agent of requests that name none (AGENT:@FILE loads its parameters "
                         "from FILE here, once)")

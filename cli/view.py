@@ -23,7 +23,7 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from ..agents.protocol import encode
-    from ..agents.registry import AGENTS, make, resolve_spec_files
+    from ..agents.registry import make, resolve_spec_files, view_agent_class
     from ..engine.records import load_record_file
 
     state = load_record_file(args.record)
@@ -38,10 +38,8 @@ def run(args) -> int:
                               f"({mover})")
         # A request carries values: AGENT:@FILE is read here, never by the server.
         agent = resolve_spec_files(args.request, state.game.name)
-        made = make(agent, state.game, seed=0)  # a bad spec is said here, not by the bot
-        if AGENTS[made.name].cheating:
-            raise OptionError(f"--request: agent {made.name!r} decides from the true state, which a view "
-                              f"does not carry")
+        view_agent_class(agent)
+        make(agent, state.game, seed=0)  # a bad spec is said here, not by the bot
         document = {"id": 1, "type": "act", "game": state.game.name, "agent": agent, "view": document}
     print(json.dumps(document, indent=1) if args.pretty else encode(document))
     return 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 from ..engine import GAME_NAMES
-from ..errors import OptionError
 
 
 def add_parser(subparsers) -> None:
@@ -15,7 +14,7 @@ def add_parser(subparsers) -> None:
         "so that later runs start at once; prints the time it took per game. The cache "
         "folder is per user and per version ($SLAGWERK_CACHE_DIR or $NUMBA_CACHE_DIR to choose it).",
     )
-    parser.add_argument("games", nargs="*", metavar="GAME",
+    parser.add_argument("games", nargs="*", metavar="GAME", choices=GAME_NAMES,
                         help=f"games to compile (default: all of {', '.join(GAME_NAMES)})")
     parser.set_defaults(run=run)
 
@@ -25,9 +24,6 @@ def run(args) -> int:
     from ..kernel_cache import cache_folder, compiling, is_compiled, is_temporary
 
     games = list(dict.fromkeys(args.games or GAME_NAMES))
-    unknown = [g for g in games if g not in GAME_NAMES]
-    if unknown:
-        raise OptionError(f"unknown game {unknown[0]!r} (games: {', '.join(GAME_NAMES)})")
     total = time.perf_counter()
     for name in games:
         cached = is_compiled(name)

@@ -18,10 +18,8 @@ True
 
 from __future__ import annotations
 
-import os
-import stat
-
 from ..errors import InvalidRecordError, SlagwerkError, brief, one_line, path_text
+from ..safe_files import read_text
 from . import GAMES, make_game, strict_json
 from .game import State
 from .strict_json import StrictJSONError
@@ -238,27 +236,7 @@ MAX_RECORD_FILE_BYTES = 1 << 30
 
 
 def _read_text(path) -> str:
-    shown = path_text(path)
-    try:
-        # A device or a pipe (/dev/zero, a FIFO) could block or be read forever: only a regular file.
-        regular = stat.S_ISREG(os.stat(path).st_mode)
-        if regular:
-            with open(path, "rb") as fh:
-                raw = fh.read(MAX_RECORD_FILE_BYTES + 1)
-    except OSError as err:
-        raise InvalidRecordError(f"{shown}: cannot read: {err.strerror or type(err).__name__}") from None
-    except ValueError as err:  # e.g. a NUL character in the name
-        raise InvalidRecordError(f"{shown}: cannot read: {one_line(str(err))}") from None
-    if not regular:
-        raise InvalidRecordError(f"{shown}: not a regular file (a record is a JSON file)")
-    if len(raw) > MAX_RECORD_FILE_BYTES:
-        raise InvalidRecordError(f"{shown}: larger than {MAX_RECORD_FILE_BYTES} bytes, the most read")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InvalidRecordError(
-            f"{shown}: not UTF-8 text (byte {err.start}: {err.reason}); a record is JSON in UTF-8"
-        ) from None
+    return read_text(path, MAX_RECORD_FILE_BYTES, InvalidRecordError, kind="a record: JSON")
 
 
 def _parse(text: str, shown: str):

@@ -243,10 +243,10 @@ def test_the_accuracy_experiment_measures_a_model_file(tmp_path):
         gains[name] = [row["mean_gain"] for row in result["summary"]]
     assert gains["flat"] != gains["sharp"]
     (tmp_path / "half.json").write_text('{"belief_score_weight": 1}')
-    with pytest.raises(SpecError, match="has no belief_best_weight"):
+    with pytest.raises(SpecError, match="needs the field 'belief_best_weight'"):
         load_model(tmp_path / "half.json")
     (tmp_path / "bad.json").write_text('{"belief_score_weight": 1, "belief_best_weight": -2}')
-    with pytest.raises(SpecError, match="out of range"):
+    with pytest.raises(SpecError, match="'belief_best_weight' must be a number from 0 to 10000.0, not -2"):
         load_model(tmp_path / "bad.json")
 
 

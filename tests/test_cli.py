@@ -316,10 +316,12 @@ def test_an_unfinished_match_is_saved_too(tmp_path, capsys, monkeypatch):
 
 @pytest.mark.parametrize("command", [["bot"], ["bot", "--time-limit-ms", "0"], ["serve", "--port", "0"]])
 def test_a_bot_server_names_an_unknown_default_game_at_once(command, capsys):
-    """Before any worker starts (a worker's own command line was shown before)."""
-    assert main([*command, "--game", "chess"]) == 2
+    """By the parser, before any worker starts (a worker's own command line was shown before)."""
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, "--game", "chess"])
     err = capsys.readouterr().err
-    assert err == "error: --game 'chess' is not a game (games: coins, koetsieren, kozel, aluette)\n"
+    assert exit_.value.code == 2
+    assert "error: argument --game: invalid choice: 'chess' (choose from" in err and err.count("\n") == 1
 
 
 def test_an_interrupted_sprt_or_tune_says_where_it_stopped(tmp_path, capsys, monkeypatch):

@@ -162,7 +162,8 @@ def test_a_misbehaving_bot_answer_is_a_fault_that_restarts_it(kind):
     agent = make("bad", state.game, seed=1)
     expected = {"crash": "exited", "hang": "did not answer within 0.5 s",
                 "illegal": "'not-an-action', which is not a legal action",
-                "garbage": "'this is not json', which is not JSON", "error": "answered its act request with an error: I refuse",
+                "garbage": "'this is not json', which is not JSON",
+                "error": "answered its act request with an error: I refuse",
                 "wrong-id": ": an answer must carry the id of its request"}
     for _ in range(2):  # the second request starts a fresh process
         with pytest.raises(external.BotFault, match=re.escape(expected[kind])):

@@ -43,7 +43,8 @@ GOOD_REQUESTS = [
     {"id": 1, "type": "hello"},
     {"type": "quit"},
     {"id": "w", "type": "warm", "game": "coins"},
-    {"id": 2, "type": "act", "game": "coins", "agent": "heuristic", "view": _view(), "seed": 5, "stats": True},
+    {"id": 2, "type": "act", "game": "coins", "agent": "heuristic", "view": _view(), "seed": 5,
+     "stats": True},
     {"id": None, "type": "act", "agent": "ismcts", "view": _view(), "iterations": 10, "time_ms": 20},
 ]
 
@@ -109,7 +110,8 @@ def test_a_rule_reads_as_words():
 
 
 def test_a_broken_answer_names_its_field():
-    with pytest.raises(json_check.SchemaMismatch, match="'limits.max_nodes' must be an integer of at least 2"):
+    with pytest.raises(json_check.SchemaMismatch,
+                       match="'limits.max_nodes' must be an integer of at least 2"):
         hello = handle({"id": 1, "type": "hello"})
         hello["limits"]["max_nodes"] = 1
         json_check.check(hello, schemas()["answers"]["hello"], what="its hello answer")

@@ -195,7 +195,8 @@ BAD_REQUESTS = [
     ([1, 2], None, "a request is a JSON object, not an array"),
     ({"id": 1}, 1, "needs the field 'type'"),
     ({"id": 1, "type": "bid"}, 1, "unknown request type 'bid'"),
-    ({"id": [1], "type": "hello"}, None, "'id' must be an integer or a string of at most 200 characters or null, not [1]"),
+    ({"id": [1], "type": "hello"}, None,
+     "'id' must be an integer or a string of at most 200 characters or null, not [1]"),
     ({"id": 1, "type": "hello", "colour": "red"}, 1, "unknown field 'colour' in a 'hello' request"),
     (_with(game="chess"), 1, "unknown game 'chess'"),
     (_with(game=7), 1, "'game' must be a string, not 7"),
@@ -209,7 +210,8 @@ BAD_REQUESTS = [
     (_with(agent="ismcts:time_ms=5000"), 1, "more than this server allows"),
     (_with(stats="yes"), 1, "'stats' must be true or false"),
     (_with(seed=-1), 1, "'seed' must be an integer"),
-    (_with(seed=None), 1, "'seed' must be an integer from 0 to 9223372036854775807, not null"),  # JSON's words, not Python's
+    # JSON's words, not Python's:
+    (_with(seed=None), 1, "'seed' must be an integer from 0 to 9223372036854775807, not null"),
     (_with(stats=None), 1, "'stats' must be true or false, not null"),
     (_with(view=[]), 1, "'view' must be an object, not []"),
     ({k: v for k, v in GOOD.items() if k != "view"}, 1, "needs the field 'view'"),

@@ -39,7 +39,7 @@ from ...agents.search_agents import MAX_MODEL_WEIGHT, MAX_TEMPERATURE
 from ...engine import GAME_NAMES, contract, make_game
 from ...engine.bits import derive_seed, make_rng
 from ...engine.replay import OpponentModel
-from ...errors import SlagwerkError, SpecError
+from ...errors import SlagwerkError
 from ...safe_files import replace_file
 from ...search.belief import BEST_TOLERANCE
 
@@ -172,21 +172,17 @@ def save_model(path, fit: dict, temperature: float = 1.0) -> None:
 def load_model(path) -> OpponentModel:
     """The opponent model of a model file (:func:`save_model`): both weights, and
     its temperature (1 if it has none). :class:`SpecError` names what is wrong."""
-    _, params = load_params_file(str(path))
-    values = {}
-    for key, default in (("belief_score_weight", None), ("belief_best_weight", None),
-                         ("belief_temperature", 1.0)):
-        if key not in params and default is None:
-            raise SpecError(f"model file {str(path)!r} has no {key}")
-        try:
-            values[key] = float(params.get(key, default))
-        except ValueError:
-            raise SpecError(f"model file {str(path)!r}: {key}={params[key]!r} is not a number") from None
-        high = MAX_TEMPERATURE if key == "belief_temperature" else MAX_MODEL_WEIGHT
-        if not 0 <= values[key] <= high or (key == "belief_temperature" and values[key] == 0):
-            raise SpecError(f"model file {str(path)!r}: {key}={params[key]!r} is out of range")
-    return OpponentModel(values["belief_score_weight"], values["belief_best_weight"],
-                         values["belief_temperature"])
+    _, params = load_params_file(str(path), schema=MODEL_FILE_SCHEMA)
+    return OpponentModel(float(params["belief_score_weight"]), float(params["belief_best_weight"]),
+                         float(params.get("belief_temperature", 1.0)))
+
+
+_WEIGHT = {"type": "number", "minimum": 0, "maximum": MAX_MODEL_WEIGHT}
+MODEL_FILE_SCHEMA = {"type": "object", "required": ["belief_score_weight", "belief_best_weight"],
+                     "properties": {
+    "belief_score_weight": _WEIGHT, "belief_best_weight": _WEIGHT,
+    "belief_temperature": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TEMPERATURE}}}
+"""A model file's parameters (:func:`model_params`)."""
 
 
 def main(argv=None) -> None:
