@@ -64,7 +64,8 @@ from ..engine.seeds import MAX_SEED
 from ..errors import AgentUnavailable, SlagwerkError, SpecError, brief, one_line
 from .base import Agent, Decision, ParamSpec
 from .protocol import schemas
-from .registry import _PARTNER_SPLIT, AGENTS, parse_spec
+from .registry import AGENTS, parse_spec
+from .spec import PARTNER_SPLIT
 
 if TYPE_CHECKING:
     import http.client
@@ -340,7 +341,7 @@ def bots_in(specs) -> dict[str, BotDefinition]:
     """The external bots that ``specs`` (agent specs or ``A+B`` entries) name."""
     found = {}
     for entry in specs:
-        for part in _PARTNER_SPLIT.split(str(entry).strip()):
+        for part in PARTNER_SPLIT.split(str(entry).strip()):
             name = parse_spec(part)[0]
             cls = AGENTS.get(name)
             if _is_bot(cls):

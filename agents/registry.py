@@ -23,6 +23,7 @@ from .base import Agent
 from .openspiel import OpenSpielISMCTSAgent, OpenSpielMCTSAgent
 from .search_agents import CheatAgent, ISMCTSAgent, PIMCAgent
 from .simple import HeuristicAgent, RandomAgent
+from .spec import PARTNER_SPLIT, AgentSpec
 
 AGENTS: dict[str, type[Agent]] = {
     "random": RandomAgent,
@@ -44,45 +45,18 @@ def register(cls: type[Agent]) -> type[Agent]:
 
 MAX_PARAMS_FILE_BYTES = 1 << 20
 """The largest parameter file ``@FILE`` or ``--params NAME=FILE`` reads."""
-_PARTNER_SPLIT = re.compile(r"\+(?=[A-Za-z])")
-"""Where a tournament entry ``A+B`` splits (as :func:`slagwerk.experiments.harness.runner.partner_specs`)."""
 _PARAMETER_SET = re.compile(r"\s*(?P<name>[A-Za-z0-9_][A-Za-z0-9_.\-]*)\s*=(?P<path>.+)", re.DOTALL)
 """``--params NAME=FILE``."""
 
 
-def parse_spec(spec: str) -> tuple[str, dict, str]:
-    """Split ``name`` or ``name:key=value,key=value`` into (name, params, label).
-
-    Values stay text; :func:`make` converts them. ``label=...`` sets the label,
-    which otherwise is the spec text itself. A spec names values only: ``@``
-    anywhere in it is an error, and no file is ever opened here (``@FILE``
+def parse_spec(spec: str | AgentSpec) -> tuple[str, dict, str]:
+    """``(name, params, label)`` of a spec (:meth:`AgentSpec.parse
+    <slagwerk.agents.spec.AgentSpec.parse>`): values stay text, which :func:`make`
+    converts. A spec names values only: no file is ever opened here (``@FILE``
     is a command-line convenience that :func:`resolve_spec_files` turns into
-    values where a command starts).
-    """
-    if not isinstance(spec, str) or not spec.strip():
-        raise SpecError(f"an agent spec is text like 'ismcts:iterations=2000', not {spec!r}")
-    spec = spec.strip()
-    if "@" in spec:
-        raise SpecError(f"agent spec {spec[:80]!r}: '@' is not allowed here: a spec names values, "
-                        f"never files (@FILE works only in command-line options)")
-    name, _, rest = spec.partition(":")
-    params: dict[str, str] = {}
-    label = spec
-    if rest:
-        for item in rest.split(","):
-            key, eq, value = item.partition("=")
-            if not eq or not key.strip():
-                raise SpecError(f"agent spec {spec!r}: {item!r} is not key=value")
-            key = key.strip()
-            if key in params or (key == "label" and label != spec):
-                raise SpecError(f"agent spec {spec!r} sets {key!r} twice")
-            if key == "label":
-                label = value.strip()
-                if not label:
-                    raise SpecError(f"agent spec {spec!r}: label= needs a name (the agent's name in tables)")
-            else:
-                params[key] = value.strip()
-    return name.strip(), params, label
+    values where a command starts)."""
+    parsed = AgentSpec.parse(spec)
+    return parsed.name, parsed.values, parsed.label
 
 
 def resolve_spec_files(spec: str, game=None, warn=None) -> str:
@@ -106,7 +80,7 @@ def resolve_spec_files(spec: str, game=None, warn=None) -> str:
     """
     if not isinstance(spec, str) or "@" not in spec:
         return spec
-    return "+".join(_resolve_part(part, game, warn) for part in _PARTNER_SPLIT.split(spec.strip()))
+    return "+".join(_resolve_part(part, game, warn) for part in PARTNER_SPLIT.split(spec.strip()))
 
 
 def _resolve_part(spec: str, game, warn) -> str:
@@ -127,7 +101,7 @@ def _resolve_part(spec: str, game, warn) -> str:
     out = f"{name}:{text}" if text else name
     if label != (f"{name}:{own}" if own else name):
         out += f",label={label}" if text else f":label={label}"
-    if "@" in out or parse_spec(out)[1] != resolved or len(_PARTNER_SPLIT.split(out)) != 1:
+    if "@" in out or parse_spec(out)[1] != resolved or len(PARTNER_SPLIT.split(out)) != 1:
         raise SpecError(f"agent spec {spec!r}: the parameters of {files[0]!r} cannot be written as "
                         f"key=value items of a spec ({text[:120]!r})")
     return out
@@ -207,7 +181,7 @@ def load_parameter_sets(items) -> dict[str, tuple[str | None, dict[str, str]]]:
     return sets
 
 
-def spec_params(spec: str, parameter_sets=None) -> tuple[str, dict, str]:
+def spec_params(spec: str | AgentSpec, parameter_sets=None) -> tuple[str, dict, str]:
     """:func:`parse_spec`, with ``params=NAME`` replaced by the parameters of the
     server's parameter set NAME (``parameter_sets`` as from
     :func:`load_parameter_sets`); the spec's other items override the set's."""
@@ -231,7 +205,7 @@ def agent_class(name: str) -> type[Agent]:
         raise SpecError(f"unknown agent {name!r} (agents: {', '.join(sorted(AGENTS))})") from None
 
 
-def view_agent_class(spec: str) -> type[Agent]:
+def view_agent_class(spec: str | AgentSpec) -> type[Agent]:
     """The class of the agent ``spec`` names, if it decides from a seat's view (what a bot
     request or the web page may ask for); :class:`SpecError` for one that needs the true
     state (``cheat``), which no view carries."""
@@ -243,7 +217,7 @@ def view_agent_class(spec: str) -> type[Agent]:
     return cls
 
 
-def make(spec: str, game: Game, seed: int = 0, *, parameter_sets=None, **params) -> Agent:
+def make(spec: str | AgentSpec, game: Game, seed: int = 0, *, parameter_sets=None, **params) -> Agent:
     """Build an agent from a name or spec, for ``game``, seeded with ``seed``.
 
     Keyword ``params`` override the spec's; ``parameter_sets`` (a server's,

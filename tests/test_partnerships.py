@@ -2,13 +2,13 @@
 
 import pytest
 
+from slagwerk.agents.spec import Entry
 from slagwerk.experiments.harness.runner import (
     ExperimentError,
     GameSetup,
     entry_label,
     partner_specs,
     play_game,
-    seat_spec,
     validate_setup,
 )
 from slagwerk.experiments.harness.seating import GameSlot
@@ -26,9 +26,9 @@ def test_a_partnership_puts_each_agent_in_its_own_seat_of_the_team():
     """docs/rules.md §0.2: partners sit opposite: an entry A+B plays A in its team's first seat (0 or 1)
     and B opposite it (2 or 3)."""
     entry = "heuristic+random"
-    assert [seat_spec(entry, seat, 4) for seat in range(4)] == [
+    assert [Entry.parse(entry).seat_spec(seat, 4).text for seat in range(4)] == [
         "heuristic", "heuristic", "random", "random"]
-    assert seat_spec("heuristic", 3, 4) == "heuristic"
+    assert Entry.parse("heuristic").seat_spec(3, 4).text == "heuristic"
 
 
 def test_mixed_partnership_plays_a_team_game():

@@ -46,7 +46,6 @@ import atexit
 import faulthandler
 import gc
 import os
-import re
 import signal
 import sys
 import tempfile
@@ -58,10 +57,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...agents import make, parse_spec
+from ...agents import make
 from ...agents.external import install_all, registered_bots
 from ...agents.match import play_match
 from ...agents.plugins import load_entry_points, load_plugins, loaded_plugins
+from ...agents.spec import AgentSpec, Entry
 from ...agents.warmup import ensure_compiled
 from ...engine import make_game
 from ...engine.bits import derive_seed
@@ -107,7 +107,9 @@ class GameSetup:
 
     game: str
     options: tuple
-    specs: tuple[str, ...]
+    specs: tuple[Entry, ...]
+    """The entries by agent number: texts given here are parsed once, where the setup is
+    made, and reach the workers as :class:`~slagwerk.agents.spec.Entry` objects."""
     unit: str = "deal"
     seed: int = 0
     move_time: float | None = None
@@ -119,35 +121,23 @@ class GameSetup:
     game_time: float | None = None
     fault_traces: bool = False
 
+    def __post_init__(self):
+        object.__setattr__(self, "specs", tuple(Entry.parse(entry) for entry in self.specs))
+
     @property
     def labels(self) -> list[str]:
-        return [entry_label(spec) for spec in self.specs]
+        return [entry.label for entry in self.specs]
 
 
-_PARTNER_SPLIT = re.compile(r"\+(?=[A-Za-z])")
+def partner_specs(entry: str | Entry) -> list[str]:
+    """The agent specs (texts) of a tournament entry: ``A+B`` is a partnership of two
+    different agents (team games), anything else one agent (:class:`~slagwerk.agents.spec.Entry`)."""
+    return [part.text for part in Entry.parse(entry).parts]
 
 
-def partner_specs(entry: str) -> list[str]:
-    """The agent specs of a tournament entry: ``A+B`` is a partnership of two
-    different agents (team games), anything else one agent. ``+`` splits only
-    before a letter, so a value like ``1e+3`` stays whole."""
-    return [part.strip() for part in _PARTNER_SPLIT.split(entry)]
-
-
-def entry_label(entry: str) -> str:
+def entry_label(entry: str | Entry) -> str:
     """The label of an entry: its spec's label, or the text of a partnership."""
-    parts = partner_specs(entry)
-    return parse_spec(entry)[2] if len(parts) == 1 else entry
-
-
-def seat_spec(entry: str, seat: int, n_seats: int) -> str:
-    """The spec that plays ``seat`` for ``entry``: in a partnership ``A+B``, ``A``
-    holds the lower-numbered seat of its team and ``B`` its partner's."""
-    parts = partner_specs(entry)
-    if len(parts) == 1:
-        return entry
-    team = [s for s in range(n_seats) if s % 2 == seat % 2]
-    return parts[team.index(seat)]
+    return Entry.parse(entry).label
 
 
 def validate_setup(setup: GameSetup, unique_labels: bool = True) -> None:
@@ -169,7 +159,7 @@ def validate_setup(setup: GameSetup, unique_labels: bool = True) -> None:
     game = _game(setup.game, setup.options)
     labels = []
     for entry in setup.specs:
-        parts = partner_specs(entry)
+        parts = entry.parts
         if len(parts) > 1 and not game.team_game:
             raise ExperimentError(f"{entry!r}: a partnership A+B is only for the team games (Kozel, "
                                   f"Aluette), not {game.name}")
@@ -177,7 +167,7 @@ def validate_setup(setup: GameSetup, unique_labels: bool = True) -> None:
             raise ExperimentError(f"{entry!r}: a partnership A+B names two agents, not {len(parts)}")
         for part in parts:
             make(part, game, seed=0)
-        labels.append(entry_label(entry))
+        labels.append(entry.label)
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates and unique_labels:
         raise ExperimentError(
@@ -375,7 +365,7 @@ def warm_up(setup: GameSetup, marker: int | None = None, builtin_only: bool = Fa
     install_all(setup.bots)
     game = game_info(setup)
     limit = None if setup.move_time is None else WARM_UP_FACTOR * setup.move_time
-    for number, spec in ((n, part) for n, entry in enumerate(setup.specs) for part in partner_specs(entry)):
+    for number, spec in ((n, part) for n, entry in enumerate(setup.specs) for part in entry.parts):
         key = (setup.game, setup.options, spec)
         if key in _WARM or (numbers is not None and number not in numbers):
             continue
@@ -398,13 +388,13 @@ def warm_up(setup: GameSetup, marker: int | None = None, builtin_only: bool = Fa
             watch.release()
 
 
-def _builtin(spec: str) -> bool:
+def _builtin(spec: AgentSpec) -> bool:
     """Whether ``spec`` names one of slagwerk's own agents: not a plugin's, and not
     an external bot (making one starts its process or connection)."""
     from ...agents.external import ExternalAgent
-    from ...agents.registry import AGENTS, parse_spec
+    from ...agents.registry import AGENTS
 
-    cls = AGENTS.get(parse_spec(spec)[0])
+    cls = AGENTS.get(spec.name)
     return (isinstance(cls, type) and cls.__module__.startswith("slagwerk.")
             and not issubclass(cls, ExternalAgent))
 
@@ -433,7 +423,7 @@ def play_game(setup: GameSetup, slot: GameSlot, marker: int | None = None) -> di
     watch = _Watch(marker)
     agents = []
     for seat, agent_number in enumerate(slot.seats):
-        spec = seat_spec(setup.specs[agent_number], seat, n)
+        spec = setup.specs[agent_number].seat_spec(seat, n)
         agent = make(spec, game, seed=derive_seed(setup.seed, slot.group, slot.rotation, seat))
         agents.append(_GuardedAgent(agent, seat, setup.move_time, watch, agent_number, setup.game_time))
     max_deals = 1 if setup.unit == "deal" else None

@@ -13,6 +13,7 @@ slagwerk.errors.SpecError: nothing to tune: give at least one range like --param
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,6 +21,10 @@ import numpy as np
 from ...agents.base import ParamSpec
 from ...agents.registry import agent_class
 from ...errors import SpecError
+
+_PARAM = re.compile(r"\s*(?P<name>[^=\s]+)\s*=\s*(?P<value>[^:\s]+)\s*"
+                    r"(?::\s*(?P<high>[^:\s]+)\s*(?::\s*(?P<log>log)\s*)?)?", re.IGNORECASE)
+"""``--param name=value``, ``name=lo:hi`` or ``name=lo:hi:log``."""
 
 SIGNIFICANT_DIGITS = 4
 """Floats are played (and logged) rounded to this many significant digits."""
@@ -167,42 +172,33 @@ def parse_space(agent: str, param_texts: list[str]) -> Space:
     fixed: dict = {}
     seen: set[str] = set()
     for text in param_texts:
-        name, eq, value = str(text).partition("=")
-        name, value = name.strip(), value.strip()
-        if not eq or not name or not value:
+        match = _PARAM.fullmatch(str(text))
+        if match is None:
             raise SpecError(f"--param {text!r} is not name=lo:hi, name=lo:hi:log or name=value")
-        if name not in specs:
-            valid = ", ".join(sorted(specs)) or "none"
-            raise SpecError(f"unknown parameter {name!r} for agent {agent!r} (parameters: {valid})")
+        name, value = match["name"], match["value"]
+        cls.checked({name: value})  # an unknown parameter, or a bad value or low end
         if name in seen:
             raise SpecError(f"--param {name!r} is given twice")
         seen.add(name)
-        if ":" in value:
-            dims.append(_parse_range(agent, name, value, specs[name]))
-        else:
+        if match["high"] is None:
             fixed[name] = specs[name].convert(agent, name, value)
+        else:
+            dims.append(_range(agent, name, match, specs[name]))
     if not dims:
         raise SpecError("nothing to tune: give at least one range like --param c=0.1:3.0")
     defaults = {d.name: specs[d.name].default for d in dims}
     return Space(agent, tuple(dims), fixed, defaults)
 
 
-def _parse_range(agent: str, name: str, text: str, spec: ParamSpec) -> Dimension:
-    parts = [p.strip() for p in text.split(":")]
-    log = False
-    if len(parts) == 3 and parts[2].lower() == "log":
-        log = True
-        parts = parts[:2]
-    if len(parts) != 2:
-        raise SpecError(f"--param {name}={text!r}: a range is lo:hi or lo:hi:log")
+def _range(agent: str, name: str, match, spec: ParamSpec) -> Dimension:
     if spec.kind not in (int, float) or spec.choices:
         raise SpecError(
             f"{agent} parameter {name!r} is a {spec.kind.__name__}"
             f"{' with choices' if spec.choices else ''}; only numbers can be tuned over a range"
         )
-    low, high = (spec.convert(agent, name, p) for p in parts)
-    if low >= high:
-        raise SpecError(f"--param {name}={text!r}: the range's low end must be below its high end")
-    if log and low <= 0:
-        raise SpecError(f"--param {name}={text!r}: a log range needs a positive low end")
+    low, high = (spec.convert(agent, name, end) for end in (match["value"], match["high"]))
+    log = match["log"] is not None
+    if not low < high or (log and low <= 0):
+        raise SpecError(f"--param {match.group(0).strip()!r}: a range's low end must be below its high end, "
+                        f"and a log range's above 0")
     return Dimension(name, low, high, integer=spec.kind is int, log=log)
