@@ -14,12 +14,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import json_check
 from ..engine.bits import derive_seed, make_rng
 from ..engine.game import Game, State
 from ..errors import SpecError, brief
-
-KIND_WORDS = {bool: "true or false", int: "an integer", float: "a finite number", str: "text"}
-"""How an error names the type a parameter wants."""
+from .limits import CAPS
 
 
 @dataclass(frozen=True)
@@ -40,38 +39,61 @@ class ParamSpec:
     choices: tuple = ()
     cap: str | None = None
 
+    also: tuple = ()
+    """Values allowed outside ``low``..``high`` (a weight's -1: "the game's own")."""
+
+    def __post_init__(self):
+        if self.cap is not None and self.cap not in CAPS:  # an agent's own mistake: said at its import
+            raise TypeError(f"a parameter's cap is one of {', '.join(CAPS)}, not {self.cap!r}")
+
+    def schema(self) -> dict:
+        """The values this parameter takes, as JSON Schema."""
+        if self.choices:
+            kind = {"enum": list(self.choices)}
+        else:
+            kind = {"type": _JSON_TYPES[self.kind]}
+            kind.update({key: bound for key, bound in (("minimum", self.low), ("maximum", self.high))
+                         if bound is not None})
+        return {"anyOf": [*({"const": value} for value in self.also), kind]} if self.also else kind
+
     def convert(self, agent: str, name: str, value):
-        """``value`` (text or Python) as this parameter's type; :class:`SpecError` if bad."""
+        """``value`` (text or Python) as this parameter's type; :class:`SpecError` naming the
+        agent, the parameter, the value and the rule if it is not one of the parameter's values."""
         try:
-            if self.kind is bool:
-                if isinstance(value, str):
-                    if value.lower() not in ("true", "false", "1", "0"):
-                        raise ValueError
-                    value = value.lower() in ("true", "1")
-                value = bool(value)
-            elif self.kind is int:
-                if isinstance(value, float) and not value.is_integer():
-                    raise ValueError
-                value = int(float(value)) if isinstance(value, str) and "e" in value else int(value)
-            elif self.kind is float:
-                value = float(value)
-                if not math.isfinite(value):  # nan would pass every range check
-                    raise ValueError
-            else:
-                value = str(value)
-        except (TypeError, ValueError):
-            raise SpecError(
-                f"{agent} parameter {name}={value!r} is not {KIND_WORDS[self.kind]}"
-            ) from None
-        if self.choices and value not in self.choices:
-            raise SpecError(
-                f"{agent} parameter {name}={value!r} is not one of {', '.join(map(str, self.choices))}"
-            )
-        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
-            raise SpecError(
-                f"{agent} parameter {name}={value!r} is out of range [{self.low}, {self.high}]"
-            )
-        return value
+            converted = _CONVERT[self.kind](value)
+        except (TypeError, ValueError, OverflowError):
+            converted = value  # as it was given: the check below names the type it should be
+        try:
+            json_check.check(converted, self.schema())
+        except json_check.SchemaMismatch:
+            raise SpecError(f"{agent} parameter {name}={value!r} must be {json_check.rule(self.schema())}"
+                            ) from None
+        return converted
+
+
+def _to_bool(value) -> bool:
+    if isinstance(value, str):
+        return {"true": True, "false": False, "1": True, "0": False}[value.lower()]
+    if isinstance(value, (bool, int)) and value in (0, 1):
+        return bool(value)
+    raise ValueError(value)
+
+
+def _to_int(value) -> int:
+    if isinstance(value, float) and not value.is_integer() or isinstance(value, bool):
+        raise ValueError(value)
+    return int(float(value)) if isinstance(value, str) and "e" in value.lower() else int(value)
+
+
+def _to_float(value) -> float:
+    number = float(value)
+    if not math.isfinite(number) or isinstance(value, bool):  # nan would pass every range check
+        raise ValueError(value)
+    return number
+
+
+_CONVERT = {bool: _to_bool, int: _to_int, float: _to_float, str: str}
+_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string"}
 
 
 @dataclass

@@ -87,8 +87,12 @@ MAX_ANSWER_BYTES = 1 << 20
 STDERR_PREFIX, STDERR_SUFFIX = "bot-", ".stderr.log"
 """A bot's standard error is appended to ``<folder>/bot-<NAME>.stderr.log``."""
 _BOT_OPTION = re.compile(
-    r"\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*(?:/(?P<agent>\s*[^=\s][^=]*))?=(?P<target>\s*\S.*)", re.DOTALL)
-"""``--bot NAME=TARGET`` or ``NAME/AGENT=TARGET``."""
+    r"\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*(?:/(?P<agent>\s*[^=\s][^=]*))?=\s*(?:"
+    r"(?P<url>http://(?:[^/:?#\[\]@\s]+|\[[0-9A-Fa-f:.]+\])"  # a bot server: HOST or [IPv6], a port
+    r"(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?)/?\s*"
+    r"|(?P<command>(?!https?://)\S.*))", re.DOTALL)
+"""``--bot NAME=TARGET`` or ``NAME/AGENT=TARGET``: TARGET a command, or ``http://HOST:PORT``
+(a port from 0 to 65535)."""
 _PARAM_TYPES = {"int": int, "float": float, "bool": bool, "str": str}
 
 
@@ -159,8 +163,9 @@ def parse_bot_option(text: str) -> tuple[str, str | None, str]:
     match = _BOT_OPTION.fullmatch(str(text))
     if match is None:
         raise SpecError(f"--bot {text!r} is not NAME=COMMAND, NAME/AGENT=COMMAND or NAME=http://HOST:PORT "
-                        f"(NAME: a letter, then letters, digits, _ and -)")
-    return match["name"], match["agent"] and match["agent"].strip(), match["target"].strip()
+                        f"(NAME: a letter, then letters, digits, _ and -; PORT: 0 to 65535)")
+    target = match["url"] or match["command"].strip()
+    return match["name"], match["agent"] and match["agent"].strip(), target
 
 
 def register_bots(options, timeout: float | None = None, hello_timeout: float = HELLO_TIMEOUT_S
@@ -175,15 +180,13 @@ def register_bots(options, timeout: float | None = None, hello_timeout: float = 
     seen = set()
     for text in options or ():
         name, agent, target = parse_bot_option(text)
-        if name in seen:
-            raise SpecError(f"--bot names the bot {name!r} twice")
-        seen.add(name)
         taken = AGENTS.get(name)
-        if taken is not None and not issubclass(taken, ExternalAgent):
-            raise SpecError(f"--bot {name!r}: that name is taken by an agent of slagwerk's "
-                            f"(choose another name)")
-        if target.startswith(("http://", "https://")):
-            bot = BotDefinition(name, agent or name, "{}", url=_check_url(target), timeout=timeout)
+        if name in seen or (taken is not None and not issubclass(taken, ExternalAgent)):
+            owner = "another --bot" if name in seen else "an agent of slagwerk"
+            raise SpecError(f"--bot {name!r}: that name is taken, by {owner} (choose another name)")
+        seen.add(name)
+        if target.startswith("http://"):
+            bot = BotDefinition(name, agent or name, "{}", url=target, timeout=timeout)
         else:
             try:
                 command = tuple(shlex.split(target))
@@ -196,17 +199,6 @@ def register_bots(options, timeout: float | None = None, hello_timeout: float = 
         install(bot)
         bots.append(bot)
     return bots
-
-
-_BOT_URL = re.compile(r"http://(?P<host>[^/:?#\[\]@\s]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>\d{1,5}))?/?")
-
-
-def _check_url(url: str) -> str:
-    match = _BOT_URL.fullmatch(url)
-    if match is None or int(match["port"] or 0) > 65535:
-        raise SpecError(f"--bot URL {url!r} must be http://HOST:PORT, a port 0..65535 (the bot's /v1/act "
-                        f"and /v1/info are found there)")
-    return url.rstrip("/")
 
 
 def _agent_of(bot: BotDefinition, asked: str | None, hello: dict) -> str:
@@ -235,14 +227,6 @@ def check_answer(name: str, kind: str, answer) -> dict:
                 "version": " (this harness speaks version 1 of the protocol)"}.get(err.field, "")
         raise BotFault(f"bot {name!r}: {err}{hint}") from None
     return answer
-
-
-def check_hello(name: str, hello) -> dict:
-    """``hello`` if it is a ``hello`` answer of this protocol version; :class:`SpecError` otherwise."""
-    try:
-        return check_answer(name, "hello", hello)
-    except BotFault as err:
-        raise SpecError(str(err)) from None
 
 
 # ------------------------------------------------------------------ the agent
@@ -357,17 +341,19 @@ def fingerprints(specs) -> dict[str, str]:
 def check_fingerprints(stored: dict, specs, folder) -> None:
     """With ``--resume``: every bot the folder recorded must be defined again by ``--bot``,
     with the same command. :raises SpecError: naming the bot."""
-    for name, fingerprint in sorted(stored.items()):
-        cls = AGENTS.get(name)
-        if not _is_bot(cls):
-            raise SpecError(f"the run in {str(folder)!r} plays the external bot {name!r}: give "
-                            f"--bot {name}=COMMAND again (a results folder never stores a command to run)")
-        if cls.bot.fingerprint != fingerprint:
-            raise SpecError(f"--bot {name}: its command ({cls.bot.address}) is not the one the run in "
-                            f"{str(folder)!r} was started with")
-    for name in fingerprints(specs):
+    given = {name: cls.bot for name, cls in AGENTS.items() if _is_bot(cls)}
+    for name in sorted(set(stored) | set(fingerprints(specs))):
+        bot = given.get(name)
         if name not in stored:
-            raise SpecError(f"the run in {str(folder)!r} did not record the external bot {name!r}")
+            why = f"did not record the external bot {name!r}"
+        elif bot is None:
+            why = (f"plays the external bot {name!r}: give --bot {name}=COMMAND again (a results folder "
+                   f"never stores a command to run)")
+        elif bot.fingerprint != stored[name]:
+            why = f"was started with another command for the bot {name!r} than {bot.address}"
+        else:
+            continue
+        raise SpecError(f"the run in {str(folder)!r} {why}")
 
 
 # ------------------------------------------------------------------ connections
@@ -458,7 +444,7 @@ class _Connection(ABC):
 
     def hello(self, timeout: float) -> dict:
         try:
-            return check_hello(self.bot.name, self._ask({"type": "hello"}, timeout, hello=True))
+            return check_answer(self.bot.name, "hello", self._ask({"type": "hello"}, timeout, hello=True))
         except (BotFault, BotUnreachable) as err:
             raise SpecError(str(err)) from None
         finally:
@@ -472,9 +458,10 @@ class _Connection(ABC):
         for _attempt in range(2):
             self.close()  # a process that ended by itself, or a failed attempt
             try:
-                check_hello(self.bot.name, self._ask({"type": "hello"}, HELLO_TIMEOUT_S, hello=True))
+                hello = self._ask({"type": "hello"}, HELLO_TIMEOUT_S, hello=True)
+                check_answer(self.bot.name, "hello", hello)
                 return
-            except (BotFault, BotUnreachable, SpecError) as err:
+            except (BotFault, BotUnreachable) as err:
                 failure = err
         self.close()
         reason = one_line(str(failure)).removeprefix(f"bot {self.bot.name!r}").removeprefix(": ").strip()

@@ -44,7 +44,7 @@ import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from ..errors import SlagwerkError
+from ..errors import OptionError, SlagwerkError
 from .limits import DEFAULT_PORT
 from .protocol import (
     NO_DEFAULTS,
@@ -154,9 +154,9 @@ class BotServer(ThreadingHTTPServer):
                                time_limit_ms, default_game=defaults.game)
         try:
             super().__init__((host, port), self.handler_class or BotHandler)
-        except OSError:
+        except OSError as err:
             self.pool.close()
-            raise
+            raise OptionError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
 
     @property
     def port(self) -> int:

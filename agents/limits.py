@@ -48,12 +48,14 @@ class Limits:
         """:class:`SpecError` naming the parameter, its value and the cap if ``agent``'s
         settings ask for more than these limits allow."""
         for what, amount, limit in agent.resource_use():
-            cap = getattr(self, limit, None) if limit.startswith("max_") else None
-            if not isinstance(cap, (int, float)):
-                raise SpecError(f"agent {agent.name!r}: {what} has no limit {limit!r} on this server")
+            cap = getattr(self, limit)  # a limit's name is checked where the parameter is declared
             if amount > cap:
                 raise SpecError(f"{what}={_number(amount)} is more than this server allows "
                                 f"({limit} is {_number(cap)})")
+
+
+CAPS = tuple(name for name in Limits.__dataclass_fields__ if name != "max_request_bytes")
+"""The limits an agent parameter may name as its ``cap``."""
 
 
 def _number(value) -> str:

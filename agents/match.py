@@ -47,6 +47,12 @@ def play_match(game: Game, agents: list[Agent], seed: int, deals=None, on_action
     return state
 
 
+def check_seat(flag: str, seat: int, game) -> None:
+    """:class:`OptionError` unless ``seat`` (given as ``flag``) is a seat of ``game``."""
+    if not 0 <= seat < game.n_players:
+        raise OptionError(f"{flag} {seat} is not a seat of this {game.name} match (0..{game.n_players - 1})")
+
+
 def seat_specs(game, human: int | None, specs: list[str] | None) -> list[str | None]:
     """The agent spec of every seat of ``game``, ``None`` for the ``human`` seat.
 
@@ -55,8 +61,8 @@ def seat_specs(game, human: int | None, specs: list[str] | None) -> list[str | N
     the human's own seat is then not used). ``@FILE`` is read here, once.
     """
     n = game.n_players
-    if human is not None and not 0 <= human < n:
-        raise OptionError(f"--human {human} is not a seat of this {game.name} match (0..{n - 1})")
+    if human is not None:
+        check_seat("--human", human, game)
     for spec in specs or ():
         if "+" in spec.split(":", 1)[0]:
             raise SpecError(f"{spec!r}: play takes an agent spec per seat (partners sit in seats 0 and 2, "

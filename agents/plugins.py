@@ -127,12 +127,11 @@ def loaded_plugins() -> tuple[str, ...]:
 
 
 def _import_file(path: Path) -> None:
-    if not path.is_file():
-        raise SpecError(f"--plugin {str(path)!r}: no such file")
     name = f"slagwerk_plugin_{path.stem}"
-    spec = importlib.util.spec_from_file_location(name, path)
+    spec = importlib.util.spec_from_file_location(name, path) if path.is_file() else None
     if spec is None or spec.loader is None:
-        raise SpecError(f"--plugin {str(path)!r} is not a Python module")
+        why = "not a Python module" if path.is_file() else "no such file"
+        raise SpecError(f"--plugin {str(path)!r}: {why}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:

@@ -169,10 +169,7 @@ def _check_request(request) -> str:
     kind = request["type"]
     if not isinstance(kind, str) or kind not in REQUEST_TYPES:
         raise ProtocolError(f"unknown request type {short_repr(kind)} (types: {', '.join(REQUEST_TYPES)})")
-    try:
-        json_check.check(request, schemas()["requests"][kind], what=f"a {kind!r} request")
-    except json_check.SchemaMismatch as err:
-        raise ProtocolError(str(err)) from None
+    json_check.check(request, schemas()["requests"][kind], what=f"a {kind!r} request", error=ProtocolError)
     return kind
 
 

@@ -91,24 +91,29 @@ def _resolve_part(spec: str, game, warn) -> str:
     if not files:
         parse_spec(spec)  # a stray '@' (not an item @FILE): the parser's one-line error
         return spec
-    if len(files) > 1:
-        raise SpecError(f"agent spec {spec!r} loads parameters from two files")
     own = ",".join(item for item in items if not item.strip().startswith("@"))
     _, params, label = parse_spec(f"{name}:{own}" if own else name)
-    _, loaded = load_params_file(files[0], name, game, warn)
-    resolved = {**loaded, **params}
+    resolved = {}
+    for path in files:  # a later file overrides an earlier one, and the spec's own items all files
+        resolved.update(load_params_file(path, name, game, warn)[1])
+    resolved.update(params)
+    # The files' schema (PARAMS_SCHEMA) keeps every name and value writable as a spec's item.
     text = ",".join(f"{key}={value}" for key, value in resolved.items())
     out = f"{name}:{text}" if text else name
     if label != (f"{name}:{own}" if own else name):
         out += f",label={label}" if text else f":label={label}"
-    if "@" in out or parse_spec(out)[1] != resolved or len(PARTNER_SPLIT.split(out)) != 1:
-        raise SpecError(f"agent spec {spec!r}: the parameters of {files[0]!r} cannot be written as "
-                        f"key=value items of a spec ({text[:120]!r})")
     return out
 
 
-PARAMS_SCHEMA = {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}}
-"""A parameter file: an object of parameter values."""
+PARAMS_SCHEMA = {
+    "type": "object",
+    "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "x-rule": "a parameter's name"},
+    "additionalProperties": {"anyOf": [
+        {"type": "string", "pattern": "^(?:[^,@+=]|\\+(?![A-Za-z]))*$"}, {"type": ["number", "boolean"]}],
+        "x-rule": "a number, true or false, or a text without ',', '@', '=' or '+' before a letter "
+                  "(what a spec's key=value item can hold)"},
+}
+"""A parameter file: an object of parameter values, each one a spec's item could hold."""
 BEST_FILE_SCHEMA = {"type": "object", "required": ["params"], "properties": {
     "agent": {"type": ["string", "null"]}, "params": PARAMS_SCHEMA}}
 """A tuning run's ``best.json``, read as a parameter file (its other fields are not read)."""
@@ -188,12 +193,12 @@ def spec_params(spec: str | AgentSpec, parameter_sets=None) -> tuple[str, dict, 
     name, params, label = parse_spec(spec)
     if "params" in params and parameter_sets is not None:
         set_name = params.pop("params")
-        if set_name not in parameter_sets:
-            have = ", ".join(sorted(parameter_sets)) or "none"
-            raise SpecError(f"this server has no parameter set {set_name[:40]!r} (sets: {have})")
-        agent, values = parameter_sets[set_name]
-        if agent is not None and agent != name:
-            raise SpecError(f"parameter set {set_name!r} is for agent {agent!r}, not {name!r}")
+        agent, values = parameter_sets.get(set_name, (name, None))
+        if values is None or agent not in (None, name):
+            have = ", ".join(f"{key} (for {owner or 'any agent'})"
+                             for key, (owner, _) in sorted(parameter_sets.items())) or "none"
+            raise SpecError(f"this server has no parameter set {set_name[:40]!r} for agent {name!r} "
+                            f"(sets: {have})")
         params = {**values, **params}
     return name, params, label
 

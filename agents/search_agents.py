@@ -34,7 +34,7 @@ from dataclasses import replace
 
 from ..engine.bits import derive_seed
 from ..engine.game import State
-from ..errors import InvalidViewError, SpecError
+from ..errors import InvalidViewError
 from ..search.belief import BELIEFS, DEFAULT_PARTICLES, infer
 from ..search.ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP, ismcts
 from ..search.pimc import DEFAULT_ITERATIONS_PER_WORLD, DEFAULT_WORLDS, pimc, uct
@@ -73,10 +73,10 @@ _BELIEF = {
                                    "are outside the play)", choices=("auto", "yes", "no")),
     "belief_score_weight": ParamSpec(float, GAME_MODEL, "opponent model of belief=inferred: weight of "
                                      "the heuristic's score of an action (-1 uses the game's model)",
-                                     GAME_MODEL, MAX_MODEL_WEIGHT),
+                                     0.0, MAX_MODEL_WEIGHT, also=(GAME_MODEL,)),
     "belief_best_weight": ParamSpec(float, GAME_MODEL, "opponent model of belief=inferred: weight of "
                                     "an action being the heuristic's best (-1 uses the game's model)",
-                                    GAME_MODEL, MAX_MODEL_WEIGHT),
+                                    0.0, MAX_MODEL_WEIGHT, also=(GAME_MODEL,)),
 }
 """With ``belief_score_weight`` and ``belief_best_weight`` an agent brings its own
 opponent model: ``python -m slagwerk.experiments.studies.belief_model --out FILE``
@@ -98,14 +98,6 @@ class _SearchAgent(Agent):
 
     budget_key: str = "iterations"
     """The parameter that is the budget unless ``time_ms`` sets one."""
-
-    def __init__(self, game, seed: int = 0, **params):
-        super().__init__(game, seed, **params)
-        for key in ("belief_score_weight", "belief_best_weight"):
-            value = self.config.get(key, GAME_MODEL)
-            if value != GAME_MODEL and not value >= 0:
-                raise SpecError(f"{self.name} parameter {key}={value!r} must be at least 0 "
-                                f"(or {GAME_MODEL:g}: the game's model)")
 
     def resource_use(self) -> list:
         use = super().resource_use()

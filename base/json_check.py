@@ -56,11 +56,17 @@ class SchemaMismatch(SlagwerkError):
         self.field = field
 
 
-def check(value, schema: dict, what: str = "the value", root: dict | None = None) -> None:
-    """:class:`SchemaMismatch` if ``value`` breaks ``schema`` (``$ref`` resolves in
-    ``root``, by default ``schema`` itself); ``what`` names the value in messages
-    about its own fields (``unknown field 'x' in WHAT``)."""
-    _check(value, schema, root if root is not None else schema, (), what)
+def check(value, schema: dict, what: str = "the value", root: dict | None = None,
+          error: type[Exception] | None = None) -> None:
+    """:class:`SchemaMismatch` (or ``error``, with the same one-line message) if ``value``
+    breaks ``schema`` (``$ref`` resolves in ``root``, by default ``schema`` itself);
+    ``what`` names the value in messages about its own fields (``unknown field 'x' in WHAT``)."""
+    try:
+        _check(value, schema, root if root is not None else schema, (), what)
+    except SchemaMismatch as err:
+        if error is None:
+            raise
+        raise error(str(err)) from None
 
 
 def unsupported(schema) -> list[str]:
@@ -195,6 +201,8 @@ def rule(schema: dict, root: dict | None = None) -> str:
     """
     root = root if root is not None else schema
     schema = _resolve(schema, root)
+    if "x-rule" in schema:  # the schema's own words for what it asks
+        return schema["x-rule"]
     if "anyOf" in schema:
         return " or ".join(rule(option, root) for option in schema["anyOf"])
     if "const" in schema:

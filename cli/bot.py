@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from ..agents.limits import Limits
 from ..engine import GAME_NAMES
-from ..errors import OptionError
 from .options import (
     MAX_ITERATIONS,
     MAX_MILLISECONDS,
@@ -41,7 +40,7 @@ def add_parser(subparsers) -> None:
                         "from FILE here, once)")
     add_limit_options(parser)
     add_server_options(parser)
-    parser.add_argument("--time-limit-ms", type=number_in(int, 0, MAX_MILLISECONDS),
+    parser.add_argument("--time-limit-ms", type=number_in(int, 10, MAX_MILLISECONDS, or_zero=True),
                         default=DEFAULT_TIME_LIMIT_MS, metavar="MS",
                         help="hard limit per act request: agents run in a worker process, which is "
                         "stopped and replaced when a request overruns (the answer is an error); "
@@ -135,8 +134,6 @@ def run(args) -> int:
 
     load_agent_sources(args)  # installed plugins and --plugin: their agents answer requests too
     time_limit_ms = args.time_limit_ms
-    if time_limit_ms != 0 and time_limit_ms < 10:
-        raise OptionError(f"--time-limit-ms must be at least 10 (or 0: no limit), not {time_limit_ms}")
     if time_limit_ms:
         cap = max(1, time_limit_ms * 4 // 5)  # a search must end well inside the hard limit
         if args.max_time_ms is not None and args.max_time_ms > cap:

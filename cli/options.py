@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from ..engine import make_game
@@ -35,18 +36,18 @@ def _option_flags() -> dict[str, tuple[str, list]]:
     return flags
 
 
+_GAME_OPTION = re.compile(r"\s*(?P<key>[^=\s]+)\s*=\s*(?P<value>[+-]?[0-9]+)\s*")
+"""``--option KEY=VALUE``: every game option is an integer."""
+
+
 def game_from_args(name: str, args: argparse.Namespace):
     """The game named ``name`` with the options given on the command line."""
     options: dict[str, int] = {}
     for item in args.option:
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise OptionError(f"--option {item!r} is not KEY=VALUE")
-        try:
-            number = int(value)
-        except ValueError:
-            raise OptionError(f"--option {item!r}: {value!r} is not an integer") from None
-        _set_once(options, key.strip(), number, f"--option {item}")
+        match = _GAME_OPTION.fullmatch(item)
+        if match is None:
+            raise OptionError(f"--option {item!r} is not KEY=VALUE with an integer VALUE")
+        _set_once(options, match["key"], int(match["value"]), f"--option {item}")
     for flag, (key, _) in _option_flags().items():
         value = getattr(args, key, None)
         if value is not None:
@@ -95,13 +96,14 @@ def add_results_options(parser: argparse.ArgumentParser, run: str, default_folde
     keeps its results, and how it continues (:func:`refuse_resume_conflicts`)."""
     parser.add_argument("--results", type=nonempty, metavar="DIR",
                         help=f"results folder (default {default_folder})")
-    parser.add_argument("--resume", type=nonempty, metavar="DIR",
-                        help=f"continue the interrupted {run} in DIR with its stored settings "
-                        "(a setting given with it must agree with the stored one)")
-    parser.add_argument("--force", action="store_true",
-                        help="start over in a --results folder that is not empty (replacing an "
-                        "earlier run's config, games and summaries there)")
-    parser.set_defaults(results_run=run)
+    # --force starts a run over; --resume continues one: never both.
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--resume", type=nonempty, metavar="DIR",
+                     help=f"continue the interrupted {run} in DIR with its stored settings "
+                     "(a setting given with it must agree with the stored one)")
+    how.add_argument("--force", action="store_true",
+                     help="start over in a --results folder that is not empty (replacing an "
+                     "earlier run's config, games and summaries there)")
 
 
 def refuse_changes(args: argparse.Namespace, stored, **values) -> None:
@@ -117,13 +119,11 @@ def refuse_changes(args: argparse.Namespace, stored, **values) -> None:
 
 
 def refuse_resume_conflicts(args: argparse.Namespace) -> None:
-    """With ``--resume``: no ``--force``, and a ``--results`` only if it names the same folder."""
+    """With ``--resume``: a ``--results`` only if it names the same folder."""
     from pathlib import Path
 
     from ..settings import refuse_conflict
 
-    if args.force:
-        raise OptionError(f"--force starts a {args.results_run} over; it cannot be combined with --resume")
     if args.results is not None and Path(args.results).resolve() != Path(args.resume).resolve():
         refuse_conflict("--results", args.resume, args.results, args.resume)
 
@@ -226,12 +226,15 @@ MAX_WORLDS = 10**7
 MAX_WORKERS = 256
 
 
-def number_in(kind: type, low, high, *, above: bool = False, unit: str = ""):
+def number_in(kind: type, low, high, *, above: bool = False, unit: str = "", or_zero: bool = False):
     """An argparse type: an ``int`` or finite ``float`` from ``low`` (excluded when
-    ``above``) to ``high``, so that a bad value stops the command before it starts.
+    ``above``) to ``high`` (or 0 too, ``or_zero``), so that a bad value stops the
+    command before it starts.
 
     >>> number_in(int, 1, 10)("3"), number_in(float, 0, 5, above=True)("0.5")
     (3, 0.5)
+    >>> number_in(int, 5, 9, or_zero=True)("0")
+    0
     """
     noun = "an integer" if kind is int else "a number"
 
@@ -240,10 +243,12 @@ def number_in(kind: type, low, high, *, above: bool = False, unit: str = ""):
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not {noun}: {text!r}") from None
-        if not (low < value if above else low <= value) or not value <= high:  # NaN fails both
+        in_range = (low < value if above else low <= value) and value <= high  # NaN fails both
+        if not in_range and not (or_zero and value == 0):
             span = f"above {_plain(low)} and at most {_plain(high)}" if above else \
                 f"from {_plain(low)} to {_plain(high)}"
-            raise argparse.ArgumentTypeError(f"must be {noun} {span}{unit}, not {text}")
+            raise argparse.ArgumentTypeError(f"must be {'0 or ' if or_zero else ''}{noun} {span}{unit}, "
+                                             f"not {text}")
         return value
 
     parse.__name__ = kind.__name__

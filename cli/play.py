@@ -27,10 +27,11 @@ def add_parser(subparsers) -> None:
         description="Play one match between agents (one spec per seat: NAME or "
         "NAME:key=value,...), print it action by action, optionally save the record.",
     )
-    parser.add_argument("game", nargs="?", choices=sorted(GAMES), help="the game")
-    # Every other command names its game with --game: accept that here too.
-    parser.add_argument("--game", dest="game_flag", choices=sorted(GAMES), metavar="GAME",
-                        help="the game, as the other commands name it (instead of the positional)")
+    # Every other command names its game with --game: accept that here too (one of the two).
+    which_game = parser.add_mutually_exclusive_group(required=True)
+    which_game.add_argument("game", nargs="?", choices=sorted(GAMES), help="the game")
+    which_game.add_argument("--game", dest="game_flag", choices=sorted(GAMES), metavar="GAME",
+                            help="the game, as the other commands name it (instead of the positional)")
     parser.add_argument("--agents", nargs="+", metavar="SPEC",
                         help="one agent spec per seat (default: heuristic everywhere)")
     parser.add_argument("--seed", type=seed_value, default=0, help="seed of the deals and agents (default 0)")
@@ -57,12 +58,12 @@ def add_parser(subparsers) -> None:
 
 
 def build_agents(game, specs, seed, human: int | None = None):
+    """Agents for every seat from specs (:func:`seat_specs`); a person's
+    :class:`HumanPlayer` in seat ``human`` if given."""
     from ..agents import make
     from ..agents.match import seat_specs
     from ..engine.bits import derive_seed
 
-    """Agents for every seat from specs (:func:`seat_specs`); a person's
-    :class:`HumanPlayer` in seat ``human`` if given."""
     agents = []
     for seat, spec in enumerate(seat_specs(game, human, specs)):
         if spec is None:
@@ -74,18 +75,8 @@ def build_agents(game, specs, seed, human: int | None = None):
     return agents
 
 
-def game_name(args) -> str:
-    """The game of the command line: the positional or ``--game``, one of them."""
-    if args.game and args.game_flag and args.game != args.game_flag:
-        raise OptionError(f"two games given: {args.game} and --game {args.game_flag}")
-    name = args.game or args.game_flag
-    if not name:
-        raise OptionError(f"play needs a game: slagwerk play GAME, one of {', '.join(sorted(GAMES))}")
-    return name
-
-
 def run(args) -> int:
-    args.game = game_name(args)
+    args.game = args.game or args.game_flag  # the parser took one of them
     if args.web:
         return _play_on_the_web(args)
     # The record's path is checked (and its temporary file made) before anything is played.
@@ -187,13 +178,15 @@ def _guarded(agent, seat: int, move_time: float | None, game_time: float | None 
 
 
 def _play_on_the_web(args) -> int:
-    if args.record:
-        raise OptionError("--record does not go with --web: the page downloads the finished match's record")
     from ..web.launch import TIME_LIMIT_MS, play_in_browser
 
-    if args.move_time or args.game_time is not None:
-        raise OptionError(f"--move-time and --game-time do not go with --web: the page's bots answer "
-                          f"under its server's time limit of {TIME_LIMIT_MS} ms per request")
+    # What the page does its own way: it downloads the record, and its bots answer under its limit.
+    ignored = [flag for flag, given in (("--record", args.record), ("--move-time", args.move_time),
+                                        ("--game-time", args.game_time is not None)) if given]
+    if ignored:
+        raise OptionError(f"{' and '.join(ignored)} do not go with --web: the page downloads the finished "
+                          f"match's record, and its bots answer under its server's time limit of "
+                          f"{TIME_LIMIT_MS} ms per request")
     game = game_from_args(args.game, args)
     return play_in_browser(game, args.human or 0, args.agents, args.seed)
 

@@ -98,13 +98,9 @@ def run(args) -> int:
     print(f"starting {args.workers} bot worker(s)...", file=sys.stderr, flush=True)
     from ..web.server import WebServer  # the page's server loads only when serving
 
-    try:
-        server = WebServer(args.host, args.port, limits=limits, time_limit_ms=args.time_limit_ms,
-                           workers=args.workers, defaults=defaults, public=args.public,
-                           socket_timeout=args.client_timeout, log_requests=args.log,
-                           **web_settings(args))
-    except OSError as err:
-        raise OptionError(f"cannot listen on {args.host}:{args.port}: {err.strerror}") from None
+    server = WebServer(args.host, args.port, limits=limits, time_limit_ms=args.time_limit_ms,
+                       workers=args.workers, defaults=defaults, public=args.public,
+                       socket_timeout=args.client_timeout, log_requests=args.log, **web_settings(args))
     # A service manager stops the server with SIGTERM: close the workers on the way out.
     signal.signal(signal.SIGTERM, _stop)
     host, port = server.server_address[:2]

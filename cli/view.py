@@ -22,14 +22,13 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from ..agents.match import check_seat
     from ..agents.protocol import encode
     from ..agents.registry import make, resolve_spec_files, view_agent_class
     from ..engine.records import load_record_file
 
     state = load_record_file(args.record)
-    n = state.game.n_players
-    if not 0 <= args.seat < n:
-        raise OptionError(f"--seat {args.seat} is not a seat of this {state.game.name} match (0..{n - 1})")
+    check_seat("--seat", args.seat, state.game)
     document = state.view(args.seat)
     if args.request is not None:
         if state.to_move != args.seat:  # a bot answers only the seat to move

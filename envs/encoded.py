@@ -13,6 +13,7 @@ import json
 
 import numpy as np
 
+from .. import json_check
 from ..engine import make_game, registry
 from ..engine.bits import make_rng
 from ..engine.game import State
@@ -48,12 +49,16 @@ def require(module: str, extra: str, what: str):
         ) from None
 
 
-def encoding(game_name: str):
-    """The observation module of ``game_name``; :class:`OptionError` if it declares none."""
+def encoding(game_name: str, history: bool = False):
+    """The observation module of ``game_name``; :class:`OptionError` if it declares none
+    (or, with ``history``, none of the deal's actions). Importing it compiles nothing."""
     info = registry.game_info(game_name)
-    if not info.observation:
-        raise OptionError(f"game {game_name!r} declares no observation encoding (GameInfo.observation)")
-    return importlib.import_module(info.observation)
+    module = importlib.import_module(info.observation) if info.observation else None
+    if module is None or (history and not hasattr(module, "observe_step")):
+        part = ("observation encoding (GameInfo.observation)" if module is None else
+                "encoding of its history (observe_step)")
+        raise OptionError(f"game {game_name!r} declares no {part}")
+    return module
 
 
 ENCODING_COMPILE_SECONDS = 3
@@ -74,10 +79,11 @@ def load(game_name: str, options: dict):
     return game, module
 
 
-def reward_scheme(reward: str) -> str:
-    if reward not in REWARDS:
-        raise OptionError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
-    return reward
+SETTINGS_SCHEMA = {"type": "object", "properties": {
+    "reward": {"enum": list(REWARDS), "description": "match: the match's result when it ends; deal: "
+               "each deal's points as it ends"},
+    "history": {"type": "boolean", "description": "whether the observation carries the deal's actions"}}}
+"""The environments' own settings (beside the game's options)."""
 
 
 def seat_rewards(kernels, array: np.ndarray, objective: int, n: int) -> list[float]:
@@ -100,17 +106,16 @@ class EncodedMatch:
 
     def __init__(self, game_name: str, seed: int | None = None, reward: str = "match",
                  history: bool = False, **options):
-        if not isinstance(history, bool):  # said before anything compiles
-            raise OptionError(f"history must be True or False, not {history!r}")
+        # said before anything compiles
+        json_check.check({"reward": reward, "history": history}, SETTINGS_SCHEMA, error=OptionError)
+        encoding(game_name, history)
         self.game, self.module = load(game_name, options)
         self.kernels = self.game.kernels
-        self.reward = reward_scheme(reward)
+        self.reward = reward
         self.n_players = self.game.n_players
         self.history = history
         self.observation_size = self.module.OBSERVATION_SIZE
         if history:  # the deal's actions, one block each, as every seat saw them (encoding.py)
-            if not hasattr(self.module, "observe_step"):
-                raise OptionError(f"{game_name} has no encoding of its history (observe_step)")
             steps = self.module.max_deal_steps(self.game.options_array)
             self._blocks = np.zeros((self.n_players, steps, self.module.STEP_SIZE), dtype=np.float32)
             self._steps_done = 0

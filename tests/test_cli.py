@@ -39,8 +39,6 @@ def test_play_takes_the_game_as_the_other_commands_do(capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["play", "--quiet"], "play needs a game: slagwerk play GAME"),
-        (["play", "kozel", "--game", "coins"], "two games given: kozel and --game coins"),
         (["play", "coins", "--agents", "random", "random"], "or one per seat, not 2"),
         (["play", "coins", "--agents", "nosuch"], "unknown agent 'nosuch'"),
         (["play", "coins", "--agents", "random:depth=3"], "unknown parameter 'depth'"),
@@ -75,7 +73,8 @@ def test_bad_input_is_one_clear_error_line(argv, message, capsys):
     (["sprt", "a", "b", "--game", "coins", "--move-time", "1e400"], "--move-time: must be a number from 0"),
     (["tournament", "--jobs", str(10**20)], "--jobs: must be an integer from -1 to 1024"),
     (["tournament", "--jobs", "0"], "--jobs: must be -1 (every core) or 1 or more, not 0"),
-    (["bot", "--time-limit-ms", "99999999999"], "--time-limit-ms: must be an integer from 0 to 604800000"),
+    (["bot", "--time-limit-ms", "99999999999"], "--time-limit-ms: must be 0 or an integer from 10 to"),
+    (["bot", "--time-limit-ms", "5"], "--time-limit-ms: must be 0 or an integer from 10 to 604800000, not 5"),
     (["bot", "--max-request-bytes", str(10**20)], "--max-request-bytes: must be an integer from 2 to"),
     (["serve", "--workers", str(10**20)], "--workers: must be an integer from 1 to 256"),
     (["serve", "--port", "70000"], "--port: must be an integer from 0 to 65535"),
@@ -90,6 +89,8 @@ def test_bad_input_is_one_clear_error_line(argv, message, capsys):
     (["sprt", "heuristic", "random", "--game", "coins", "--max-groups", str(10**7)],
      "--max-groups: must be an integer from 1 to 100000"),
     (["play", "coins", "--record", ""], "--record: needs a value, not an empty text"),
+    (["play", "--quiet"], "one of the arguments game --game is required"),
+    (["play", "kozel", "--game", "coins"], "argument --game: not allowed with argument game"),
     (["tournament", "--results", " "], "--results: needs a value"),
     (["experiment", "budget", "--game", "coins", "--budgets", ""], "--budgets: needs a value"),
 ])

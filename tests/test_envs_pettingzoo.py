@@ -59,7 +59,7 @@ def test_pettingzoo_api_test_with_history(game):
         match.step(int(rng.choice(np.flatnonzero(match.mask()))))
         for seat in range(match.n_players):  # one more block, as each seat saw it
             assert blocks(seat)[:done].any(axis=1).all() and not blocks(seat)[done:].any()
-    with pytest.raises(OptionError, match="history must be True or False, not 'yes'"):
+    with pytest.raises(OptionError, match="'history' must be true or false, not 'yes'"):
         EncodedMatch(game, history="yes", **GAMES[game])
 
 
@@ -119,7 +119,7 @@ def test_seeded_resets_deal_the_same_cards():
 def test_bad_options_are_one_line_errors():
     with pytest.raises(OptionError, match="out of range"):
         env("koetsieren", players=9)
-    with pytest.raises(OptionError, match="reward must be one of"):
+    with pytest.raises(OptionError, match="'reward' must be one of 'match', 'deal', not 'points'"):
         env("coins", reward="points")
 
 

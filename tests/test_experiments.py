@@ -175,7 +175,7 @@ def test_budgets_by_time_and_by_iterations():
 def test_information_needs_an_agent_that_sees_the_deal(tmp_path, capsys):
     assert main(["experiment", "information", "--game", "coins", "--cheat", "ismcts", "--budgets", "5",
                  "--results", str(tmp_path / "x")]) == 2
-    assert "is not an agent that sees the true deal" in capsys.readouterr().err
+    assert "with an agent that sees the true deal (--cheat; 'ismcts' is not one)" in capsys.readouterr().err
 
 
 def test_experiment_rows_scale_with_budget_in_time_per_decision(tmp_path):

@@ -285,12 +285,12 @@ def test_a_bot_that_does_not_play_the_game_is_an_error_before_any_game(tmp_path,
     (bot_option("np", MISBEHAVING_BOT, "no-protocol"),
      "bot 'np': its hello answer needs the field 'protocol' (is it a slagwerk bot?)"),
     (bot_option("bd", MISBEHAVING_BOT, "bad-default"),
-     "bot 'bd': parameter depth=5 is out of range [0, 3] (its hello's default)"),
+     "bot 'bd': parameter depth=5 must be an integer from 0 to 3 (its hello's default)"),
     ("random=true", "that name is taken"),
     ("nothing", "is not NAME=COMMAND"),
     ("x=/no/such/program", "cannot be started"),
     ("x=http://127.0.0.1:1", "Connection refused"),
-    ("x=http://127.0.0.1:1/some/path", "must be http://HOST:PORT"),
+    ("x=http://127.0.0.1:1/some/path", "or NAME=http://HOST:PORT (NAME: a letter"),
 ])
 def test_bad_bot_definitions_are_one_line_errors(capsys, option, message):
     status = main(["play", "coins", "--quiet", "--bot", option])
@@ -319,7 +319,7 @@ def test_resume_needs_the_same_bot_definitions_again(tmp_path, capsys):
     AGENTS.pop("prog")
     other = f"prog={PY} -u {MINIMAL_BOT}"
     assert main(["tournament", "--resume", str(folder), "--bot", other, *common]) == 2
-    assert "--bot prog: its command" in capsys.readouterr().err
+    assert "was started with another command for the bot 'prog'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("command, run", [

@@ -161,8 +161,10 @@ def test_the_list_of_run_files_covers_every_kind_of_run():
 
 def test_force_cannot_be_combined_with_resume(tmp_path, capsys):
     played(tmp_path / "run")
-    assert main(["tournament", "--resume", str(tmp_path / "run"), "--force", "--quiet"]) == 2
-    one_line_error(capsys, "--force", "--resume")
+    with pytest.raises(SystemExit) as exit_:
+        main(["tournament", "--resume", str(tmp_path / "run"), "--force", "--quiet"])
+    assert exit_.value.code == 2
+    assert "error: argument --force: not allowed with argument --resume" in capsys.readouterr().err
 
 
 def test_tuning_refuses_a_folder_with_files_and_writes_no_link(tmp_path, capsys):

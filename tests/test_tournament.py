@@ -168,8 +168,8 @@ def test_evaluate_counts_forfeits_by_seat_not_by_label(faulty_agents):
     "agents, error, message",
     [(("random", "nosuch"), SpecError, "unknown agent 'nosuch'"),
      (("random", "heuristic:depth=2"), SpecError, "unknown parameter 'depth'"),
-     (("random", "ismcts:iterations=many"), SpecError, "iterations='many' is not an integer"),
-     (("random", "ismcts:c=nan"), SpecError, "c=nan is not a finite number"),  # nan passes range checks
+     (("random", "ismcts:iterations=many"), SpecError, "iterations='many' must be an integer from 1"),
+     (("random", "ismcts:c=nan"), SpecError, "c='nan' must be a number from 0"),  # nan passes range checks
      (("random",), SettingsError, r"'agents' must be a list of non-empty strings \(at least 2\)"),
      (("random", "random"), ExperimentError, "share the label 'random'")],
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -40,7 +41,7 @@ def tiny_config(**changes) -> TuneConfig:
      "'groups' must be an integer from 1 to 100000 or null, not 100000000"),
     (dict(opponents=()), SettingsError, r"'opponents' must be a list of non-empty strings \(at least 1\)"),
     (dict(opponents=("nobody",)), SpecError, "unknown agent 'nobody'"),
-    (dict(params=("c=0.1:3.0", "iterations=0")), SpecError, "out of range"),
+    (dict(params=("c=0.1:3.0", "iterations=0")), SpecError, "iterations='0' must be an integer from 1"),
     (dict(params=("d=1:2",)), SpecError, "unknown parameter 'd'"),
     (dict(elo0=10.0, elo1=5.0), SettingsError, "--elo0 must be below --elo1"),
     (dict(options=(("target", 0),)), SlagwerkError, "target"),
@@ -154,7 +155,7 @@ def test_specs_load_parameters_from_a_json_file(tmp_path):
     (None, "cannot read"),
     ("{not json", ": not JSON: Expecting property name"),
     (json.dumps({"agent": "pimc", "params": {"c": 1}}), "holds parameters of 'pimc', not 'ismcts'"),
-    (json.dumps({"c": [1, 2]}), "'c' must be a string or a number or true or false, not \\[1, 2\\]"),
+    (json.dumps({"c": [1, 2]}), "'c' must be a number, true or false, or a text without"),
     (json.dumps([1, 2]), "parameter file .* must be an object, not \\[1, 2\\]"),
 ])
 def test_a_missing_or_bad_parameter_file_is_a_clear_error(tmp_path, content, message):
@@ -168,10 +169,30 @@ def test_a_missing_or_bad_parameter_file_is_a_clear_error(tmp_path, content, mes
 def test_a_bad_value_in_a_parameter_file_names_the_parameter(tmp_path):
     path = tmp_path / "best.json"
     path.write_text(json.dumps({"c": "lots"}))
-    with pytest.raises(SpecError, match="c='lots' is not a finite number"):
+    with pytest.raises(SpecError, match="c='lots' must be a number"):
         make(resolve_spec_files(f"ismcts:@{path}"), make_game("coins"))
-    with pytest.raises(SpecError, match="two files"):
-        resolve_spec_files(f"ismcts:@{path},@{path}")
+
+
+
+def test_several_parameter_files_merge_in_order_and_the_specs_own_items_win(tmp_path):
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    first.write_text(json.dumps({"c": 0.5, "iterations": 30}))
+    second.write_text(json.dumps({"c": 0.7}))
+    assert resolve_spec_files(f"ismcts:@{first},@{second}") == "ismcts:c=0.7,iterations=30"
+    assert resolve_spec_files(f"ismcts:@{first},c=2,@{second}") == "ismcts:c=2,iterations=30"
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"c": "1,iterations=5"}, "'c' must be a number, true or false, or a text without ','"),
+    ({"c": "random+heuristic"}, "'c' must be a number, true or false, or a text without"),
+    ({"c x": 1}, "'c x' must be a parameter's name, not 'c x'"),
+])
+def test_a_parameter_file_holds_only_what_a_spec_can_write(tmp_path, params, message):
+    """A value with a comma would become a second item of the spec it is written into."""
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(params))
+    with pytest.raises(SpecError, match=re.escape(message)):
+        resolve_spec_files(f"ismcts:@{path}")
 
 
 def test_parameters_tuned_in_another_game_load_with_a_warning(tmp_path, capsys):

@@ -14,7 +14,6 @@ from urllib.parse import urlencode
 
 from ..agents.match import seat_specs
 from ..agents.protocol import Limits
-from ..errors import OptionError
 from .server import WebServer
 
 TIME_LIMIT_MS = 30_000
@@ -33,11 +32,8 @@ def play_in_browser(game, seat: int, specs: list[str] | None, seed: int, port: i
     others = [spec for spec in seat_specs(game, seat, specs) if spec is not None]
     print("starting the bot worker...", file=sys.stderr, flush=True)
     limits = Limits(max_time_ms=TIME_LIMIT_MS * 4 // 5)
-    try:
-        server = WebServer("127.0.0.1", port, limits=limits, time_limit_ms=TIME_LIMIT_MS, workers=1,
-                           warm_games=[game.name])
-    except OSError as err:
-        raise OptionError(f"cannot listen on 127.0.0.1:{port}: {err.strerror}") from None
+    server = WebServer("127.0.0.1", port, limits=limits, time_limit_ms=TIME_LIMIT_MS, workers=1,
+                       warm_games=[game.name])
     url = match_url(f"http://127.0.0.1:{server.port}", game, seat, others, seed)
     print(f"your match is at {url}\n(opening it in the browser; Ctrl-C stops the server)",
           file=sys.stderr, flush=True)

@@ -184,10 +184,12 @@ class CurveConfig(CurveSettings, RunSettings):
 
     def validate(self) -> None:
         """:raises SlagwerkError: for any bad setting or spec, naming it, before any game runs."""
-        if self.kind == "information" and len(self.agents) != 1:
-            raise SpecError("the information experiment compares one search (--agent) with its cheat")
-        if self.kind == "information" and not agent_class(parse_spec(self.cheat or "cheat")[0]).cheating:
-            raise SpecError(f"--cheat {self.cheat!r} is not an agent that sees the true deal (like cheat)")
+        cheat = self.cheat or "cheat"
+        sees_all = self.kind != "information" or agent_class(parse_spec(cheat)[0]).cheating
+        if self.kind == "information" and (len(self.agents) != 1 or not sees_all):
+            raise SpecError(f"the information experiment compares one search (--agent; {len(self.agents)} "
+                            f"given) with an agent that sees the true deal (--cheat; {cheat!r} "
+                            f"{'does' if sees_all else 'is not one'})")
         parse_budgets(self.budgets, self.by)
         names = [name for name, _ in self.curves()]
         if len(set(names)) != len(names):
