@@ -6,7 +6,7 @@ agents (numpy, numba).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 
 from ..errors import SpecError
 
@@ -15,6 +15,12 @@ DEFAULT_PORT = 8765
 NODE_BYTES = (7 + 1) * 8
 """Bytes of one search-tree node (its ``NODE_FIELDS`` int64 fields and its float64 value;
 :mod:`slagwerk.search.tree`, checked by tests/test_protocol.py)."""
+
+
+def _limit(default: int, low: int, high: int, doc: str):
+    """A limit's one description: default, the range a server may set it to, and its meaning
+    (the flags of ``slagwerk bot`` and ``serve`` and the ``hello`` answer's schema come from it)."""
+    return field(default=default, metadata={"low": low, "high": high, "doc": doc})
 
 
 @dataclass(frozen=True)
@@ -33,16 +39,18 @@ class Limits:
     a cap is refused before any work starts.
     """
 
-    max_request_bytes: int = 1 << 20
-    max_time_ms: int = 60_000
-    max_iterations: int = 1_000_000
-    max_nodes: int = 1 << 20
-    max_worlds: int = 10_000
+    max_request_bytes: int = _limit(1 << 20, 2, 1 << 30, "longest request accepted: a line (stdio) or a "
+                                    "body (HTTP)")
+    max_time_ms: int = _limit(60_000, 1, 604_800_000, "the largest time_ms budget a request may ask for")
+    max_iterations: int = _limit(1_000_000, 1, 10**12, "most search iterations a request may ask for "
+                                 "(pimc: worlds x iterations_per_world)")
+    max_nodes: int = _limit(1 << 20, 2, 1 << 30, "largest search tree (node_cap) a request may ask for, "
+                            f"{NODE_BYTES} bytes a node")
+    max_worlds: int = _limit(10_000, 1, 10**7, "most pimc worlds a request may ask for")
 
     def describe(self) -> dict:
-        return {"max_request_bytes": self.max_request_bytes, "max_time_ms": self.max_time_ms,
-                "max_iterations": self.max_iterations, "max_nodes": self.max_nodes,
-                "max_tree_bytes": self.max_nodes * NODE_BYTES, "max_worlds": self.max_worlds}
+        return {**{limit.name: getattr(self, limit.name) for limit in fields(self)},
+                "max_tree_bytes": self.max_nodes * NODE_BYTES}
 
     def check(self, agent) -> None:
         """:class:`SpecError` naming the parameter, its value and the cap if ``agent``'s
@@ -54,7 +62,9 @@ class Limits:
                                 f"({limit} is {_number(cap)})")
 
 
-CAPS = tuple(name for name in Limits.__dataclass_fields__ if name != "max_request_bytes")
+LIMIT_FIELDS = fields(Limits)
+"""Every limit, with its default, range and meaning (``field.metadata``)."""
+CAPS = tuple(limit.name for limit in LIMIT_FIELDS if limit.name != "max_request_bytes")
 """The limits an agent parameter may name as its ``cap``."""
 
 

@@ -19,9 +19,10 @@ import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ..engine.seeds import MAX_SEED
+from .limits import LIMIT_FIELDS
 
 SCHEMA_FILE = Path(__file__).with_name("protocol.schema.json")
 MAX_ID_CHARS = 200
@@ -124,17 +125,14 @@ class AgentFacts(BaseModel):
     budgets: list[Literal["iterations", "time_ms"]] = Field(None)
 
 
-class LimitFacts(BaseModel):
-    """What the server accepts (``slagwerk bot`` and ``serve`` flags of the same names)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    max_request_bytes: int = Field(ge=2)
-    max_time_ms: int = Field(ge=1)
-    max_iterations: int = Field(ge=1)
-    max_nodes: int = Field(ge=2)
-    max_tree_bytes: int = Field(ge=0)
-    max_worlds: int = Field(ge=1)
+LimitFacts = create_model(
+    "LimitFacts", __config__=ConfigDict(extra="allow"),
+    __doc__="What the server accepts (the flags of the same names of slagwerk bot and serve).",
+    max_tree_bytes=(int, Field(ge=0, description="the most memory a request's search tree may take")),
+    # Another program's bot may allow more than slagwerk's flags do: only the lower bounds bind.
+    **{limit.name: (int, Field(ge=limit.metadata["low"], description=limit.metadata["doc"]))
+       for limit in LIMIT_FIELDS},
+)
 
 
 class HelloAnswer(_Answer):

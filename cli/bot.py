@@ -7,18 +7,9 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from ..agents.limits import Limits
+from ..agents.limits import LIMIT_FIELDS, Limits
 from ..engine import GAME_NAMES
-from .options import (
-    MAX_ITERATIONS,
-    MAX_MILLISECONDS,
-    MAX_NODES,
-    MAX_REQUEST_BYTES,
-    MAX_WORLDS,
-    add_agent_source_options,
-    load_agent_sources,
-    number_in,
-)
+from .options import MAX_MILLISECONDS, add_agent_source_options, load_agent_sources, number_in
 
 if TYPE_CHECKING:
     from ..agents.protocol import Defaults
@@ -38,7 +29,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--agent", metavar="SPEC",
                         help="agent of 'act' requests that name none (AGENT:@FILE loads its parameters "
                         "from FILE here, once)")
-    add_limit_options(parser)
+    add_limit_options(parser, given_only=("max_time_ms",))  # bot says so when it lowers a given one
     add_server_options(parser)
     parser.add_argument("--time-limit-ms", type=number_in(int, 10, MAX_MILLISECONDS, or_zero=True),
                         default=DEFAULT_TIME_LIMIT_MS, metavar="MS",
@@ -55,31 +46,18 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def add_limit_options(parser, time_help: str = "the largest time_ms budget a request may ask for") -> None:
-    default = Limits()
-    parser.add_argument("--max-request-bytes", type=number_in(int, 2, MAX_REQUEST_BYTES),
-                        default=default.max_request_bytes, metavar="N",
-                        help=f"longest request accepted (default {default.max_request_bytes})")
-    # None: not given (bot says so only when a flag the user gave is lowered)
-    parser.add_argument("--max-time-ms", type=number_in(int, 1, MAX_MILLISECONDS), default=None, metavar="MS",
-                        help=f"{time_help} (default {default.max_time_ms})")
-    add_cap_options(parser)
-
-
-def add_cap_options(parser) -> None:
-    """The caps on what one request may ask for (``bot`` and ``serve``)."""
-    default = Limits()
-    parser.add_argument("--max-iterations", type=number_in(int, 1, MAX_ITERATIONS),
-                        default=default.max_iterations, metavar="N",
-                        help="most search iterations a request may ask for (pimc: worlds x "
-                        f"iterations_per_world) (default {default.max_iterations})")
-    parser.add_argument("--max-nodes", type=number_in(int, 2, MAX_NODES),
-                        default=default.max_nodes, metavar="N",
-                        help="largest search tree (node_cap) a request may ask for, 64 bytes a node "
-                        f"(default {default.max_nodes})")
-    parser.add_argument("--max-worlds", type=number_in(int, 1, MAX_WORLDS),
-                        default=default.max_worlds, metavar="N",
-                        help=f"most pimc worlds a request may ask for (default {default.max_worlds})")
+def add_limit_options(parser, skip=(), given_only=()) -> None:
+    """A flag for every server limit (:data:`~slagwerk.agents.limits.LIMIT_FIELDS`) but those in
+    ``skip``; one in ``given_only`` defaults to ``None`` (to tell whether it was given)."""
+    for limit in LIMIT_FIELDS:
+        if limit.name in skip:
+            continue
+        meta = limit.metadata
+        flag = "--" + limit.name.replace("_", "-")
+        parser.add_argument(flag, type=number_in(int, meta["low"], meta["high"]),
+                            default=None if limit.name in given_only else limit.default,
+                            metavar="MS" if limit.name.endswith("_ms") else "N",
+                            help=f"{meta['doc']} (default {limit.default})")
 
 
 def add_server_options(parser) -> None:
@@ -95,11 +73,9 @@ def wanted_max_time_ms(args) -> int:
 
 def limits_from_args(args, max_time_ms: int | None = None) -> Limits:
     """The limits of the command line (``max_time_ms`` replaces ``--max-time-ms``)."""
-    if max_time_ms is None:
-        max_time_ms = wanted_max_time_ms(args)
-    return Limits(max_request_bytes=args.max_request_bytes, max_time_ms=max_time_ms,
-                  max_iterations=args.max_iterations, max_nodes=args.max_nodes,
-                  max_worlds=args.max_worlds)
+    given = {limit.name: getattr(args, limit.name) for limit in LIMIT_FIELDS if hasattr(args, limit.name)}
+    given["max_time_ms"] = wanted_max_time_ms(args) if max_time_ms is None else max_time_ms
+    return Limits(**given)
 
 
 def defaults_from_args(args, limits: Limits) -> Defaults:

@@ -219,10 +219,6 @@ def seed_value(text: str) -> int:
 # run itself are checked with its settings: experiments/harness/defaults.py).
 MAX_MILLISECONDS = MAX_SECONDS * 1000
 MAX_JOBS = 1024
-MAX_REQUEST_BYTES = 1 << 30
-MAX_ITERATIONS = 10**12
-MAX_NODES = 1 << 30
-MAX_WORLDS = 10**7
 MAX_WORKERS = 256
 
 

@@ -7,11 +7,11 @@ import os
 import signal
 import sys
 
-from ..agents.limits import DEFAULT_PORT, Limits
+from ..agents.limits import DEFAULT_PORT
 from ..engine import GAME_NAMES
 from ..errors import OptionError
-from .bot import add_cap_options, add_server_options, defaults_from_args, limits_from_args
-from .options import MAX_MILLISECONDS, MAX_REQUEST_BYTES, MAX_SECONDS, MAX_WORKERS, nonempty, number_in
+from .bot import add_limit_options, add_server_options, defaults_from_args, limits_from_args
+from .options import MAX_MILLISECONDS, MAX_SECONDS, MAX_WORKERS, nonempty, number_in
 
 PUBLIC_WARNING = (
     "WARNING: slagwerk serve is listening on {host}, not on loopback: anyone who can reach this "
@@ -39,10 +39,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--time-limit-ms", type=number_in(int, 10, MAX_MILLISECONDS), default=30_000,
                         metavar="MS",
                         help="per-request time limit; time_ms budgets may use 80%% of it (default 30000)")
-    parser.add_argument("--max-request-bytes", type=number_in(int, 2, MAX_REQUEST_BYTES),
-                        default=Limits().max_request_bytes, metavar="N",
-                        help=f"largest request body (default {Limits().max_request_bytes})")
-    add_cap_options(parser)
+    add_limit_options(parser, skip=("max_time_ms",))  # time_ms budgets follow --time-limit-ms
     add_server_options(parser)
     parser.add_argument("--game", choices=GAME_NAMES, help="game of requests that name none")
     parser.add_argument("--agent", metavar="SPEC",

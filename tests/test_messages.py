@@ -118,3 +118,21 @@ def test_a_broken_answer_names_its_field():
     with pytest.raises(json_check.SchemaMismatch, match="its hello answer needs the field 'games'"):
         json_check.check({"protocol": "slagwerk-bot", "version": 1}, schemas()["answers"]["hello"],
                          what="its hello answer")
+
+
+def test_a_bot_checks_requests_without_loading_pydantic_or_jsonschema():
+    """Each costs about 0.1 s of a warm bot's first answer (docs/design.md §8)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from slagwerk.cli import main\n"
+            "main(['bot', '--time-limit-ms', '0'])\n"
+            "print([m for m in ('pydantic', 'jsonschema') if m in sys.modules], file=sys.stderr)\n")
+    lines = [{"id": 1, "type": "act", "game": "coins", "agent": "heuristic", "view": _view()},
+             {"id": 2, "type": "act"}]
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                          input="".join(json.dumps(line) + "\n" for line in lines))
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert "action" in answers[0] and "needs the field 'view'" in answers[1]["error"], done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
