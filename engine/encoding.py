@@ -101,6 +101,22 @@ def card_step(before, seat, action, n, out):
     out[n + action] = 1.0
 
 
+def identity_index_kernels(legal_actions, max_actions: int):
+    """``legal_indices`` and ``index_of`` of a game whose engine actions already are the
+    compact index (a card or a slot): its ``legal_actions`` kernel and its most actions."""
+
+    @njit(cache=True)
+    def legal_indices(state, mask, actions):
+        found = np.empty(max_actions, dtype=np.int64)
+        return identity_indices(found, legal_actions(state, found), mask, actions)
+
+    @njit(cache=True)
+    def index_of(state, action):
+        return action
+
+    return legal_indices, index_of
+
+
 @njit(cache=True, inline="always")
 def identity_indices(actions_found, n, mask, actions):
     """``legal_indices`` of a game whose engine actions already are the compact

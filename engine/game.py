@@ -77,10 +77,9 @@ class DealLog:
 class Game(ABC):
     """A game with its options. Subclasses describe one game's notation and views.
 
-    A subclass sets ``info`` (its :class:`GameInfo`), ``name``, ``kernels`` (its
-    kernel module), ``deck`` and
-    ``option_specs`` and implements the notation (:meth:`action_text`), the
-    deal vector's JSON form and the views.
+    A subclass sets ``info`` (its :class:`GameInfo`, which gives it ``name`` and
+    ``option_specs``), ``kernels`` (its kernel module) and ``deck``, and implements
+    the notation (:meth:`action_text`), the deal vector's JSON form and the views.
     """
 
     info: ClassVar[GameInfo]
@@ -90,6 +89,12 @@ class Game(ABC):
     option_specs: ClassVar[dict[str, OptionSpec]]
     deal_fields: ClassVar[tuple[str, ...]] = ("hands",)
     """The fields of a deal's record form (besides ``dealer`` and ``actions``)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "info" in cls.__dict__:  # a game's name and options are its declaration's
+            cls.name = cls.info.name
+            cls.option_specs = cls.info.options
 
     def __init__(self, /, **options):
         unknown = sorted(set(options) - set(self.option_specs))

@@ -107,6 +107,21 @@ def deal_start(game, view: dict, totals) -> np.ndarray:
     return start
 
 
+def one_card_history(game, view: dict, kernels) -> tuple[np.ndarray, list]:
+    """The deal template and replay entries of a game in which every action plays one card of
+    the mover's hand (Coins, Aluette): each card of the view's history fills its player's next
+    place in the deal vector, and none of them is hidden."""
+    template = np.full(kernels.DEAL_SIZE, -1, dtype=np.int64)
+    filled = [0] * kernels.N_SEATS
+    entries = []
+    for item in view["history"]:
+        seat, card = item["seat"], game.deck.parse(item["action"])
+        template[seat * kernels.HAND_SIZE + filled[seat]] = card
+        filled[seat] += 1
+        entries.append((seat, card, 0))
+    return template, entries
+
+
 def script(start, template, entries, model: OpponentModel) -> ReplayScript:
     """A :class:`ReplayScript` from ``(seat, key, hidden)`` entries; ``model`` is the
     game's :class:`OpponentModel`."""

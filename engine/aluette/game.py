@@ -91,10 +91,8 @@ class Aluette(Game):
     replay_rules = replay
 
     info = INFO
-    name = INFO.name
     kernels = K
     deck = ALUETTE_DECK
-    option_specs = INFO.options
     view_keys = VIEW_KEYS
     view_optional_keys = OPTIONAL_KEYS
     view_max_tricks = K.TRICKS_PER_DEAL
@@ -216,7 +214,6 @@ class Aluette(Game):
             array[K.LAST_WIN + s] = -1 if parts.last[s] is None else parts.last[s]
         array[K.SPOILED] = view["tricks_done"] - sum(parts.won)
 
-    # -------------------------------------------------------------- beliefs
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:
         arr = state.array

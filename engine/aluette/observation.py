@@ -13,7 +13,7 @@ from numba import njit
 
 from ..encoding import (
     card_step,
-    identity_indices,
+    identity_index_kernels,
     part_offsets,
     put_fraction,
     put_mask,
@@ -98,16 +98,7 @@ def observe(state, seat, out):
     put_fraction(out, TRICKS_AT, state[TRICKS_DONE], T)
 
 
-@njit(cache=True)
-def legal_indices(state, mask, actions):
-    found = np.empty(K.MAX_ACTIONS, dtype=np.int64)
-    n = K.legal_actions(state, found)
-    return identity_indices(found, n, mask, actions)
-
-
-@njit(cache=True)
-def index_of(state, action):
-    return action
+legal_indices, index_of = identity_index_kernels(K.legal_actions, K.MAX_ACTIONS)
 
 
 STEP_PARTS = (("mover", N), ("card", C))  # relative seat, card played (docs/envs.md)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..replay import OpponentModel, ReplayScript, deal_start, script
+from ..replay import OpponentModel, ReplayScript, deal_start, one_card_history, script
 from . import kernels as K
 
 MODEL = OpponentModel(score_weight=1.9367, best_weight=1.6627, temperature=2.0, particles=96)
@@ -15,14 +15,7 @@ def replay_script(game, view: dict) -> ReplayScript:
     """Every play is a card seen by all; the template puts each played card in
     its player's block of the deal vector. Match points are scored when the
     deal ends, so the totals are those the deal began with."""
-    template = np.full(K.DEAL_SIZE, -1, dtype=np.int64)
-    filled = [0] * K.N_SEATS
-    entries = []
-    for item in view["history"]:
-        seat, card = item["seat"], game.deck.parse(item["action"])
-        template[seat * K.HAND_SIZE + filled[seat]] = card
-        filled[seat] += 1
-        entries.append((seat, card, 0))
+    template, entries = one_card_history(game, view, K)
     return script(deal_start(game, view, view["totals"]), template, entries, MODEL)
 
 

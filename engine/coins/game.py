@@ -49,10 +49,8 @@ class Coins(Game):
     replay_rules = replay
 
     info = INFO
-    name = INFO.name
     kernels = K
     deck = COINS_DECK
-    option_specs = INFO.options
     view_keys = VIEW_KEYS
     view_max_tricks = K.TRICKS_PER_DEAL
     deal_fields = ("hands",)
@@ -113,7 +111,6 @@ class Coins(Game):
         array[K.HANDS : K.HANDS + K.N_SEATS] = masks
         write_trick(array, parts.trick, parts.played, K.TRICK, K.N_IN_TRICK, K.GONE)
 
-    # -------------------------------------------------------------- beliefs
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:
         arr = state.array

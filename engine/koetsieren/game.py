@@ -93,10 +93,8 @@ class Koetsieren(Game):
     replay_rules = replay
 
     info = INFO
-    name = INFO.name
     kernels = K
     deck = KOETSIEREN_DECK
-    option_specs = INFO.options
     view_keys = VIEW_KEYS
     view_max_tricks = K.TRICKS_PER_DEAL
     deal_fields = ("hands", "undealt")
@@ -367,7 +365,6 @@ class Koetsieren(Game):
             array[K.TRICK_BEST] = best
         array[LAST_TRICK_WINNER] = view["leader"] if view["tricks_done"] else -1
 
-    # -------------------------------------------------------------- beliefs
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:
         arr = state.array

@@ -14,7 +14,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..encoding import identity_indices, part_offsets, put_fraction, put_mask, put_one_hot, relative_seat
+from ..encoding import (
+    identity_index_kernels,
+    part_offsets,
+    put_fraction,
+    put_mask,
+    put_one_hot,
+    relative_seat,
+)
 from ..state import (
     DEAL_POINTS,
     DEALER,
@@ -117,16 +124,7 @@ def observe(state, seat, out):
     put_one_hot(out, MOVER_AT, relative_seat(state[TO_MOVE], seat, n))
 
 
-@njit(cache=True)
-def legal_indices(state, mask, actions):
-    found = np.empty(K.MAX_ACTIONS, dtype=np.int64)
-    n = K.legal_actions(state, found)
-    return identity_indices(found, n, mask, actions)
-
-
-@njit(cache=True)
-def index_of(state, action):
-    return action
+legal_indices, index_of = identity_index_kernels(K.legal_actions, K.MAX_ACTIONS)
 
 
 STEP_PARTS = (

@@ -101,10 +101,8 @@ class Kozel(Game):
     replay_rules = replay
 
     info = INFO
-    name = INFO.name
     kernels = K
     deck = KOZEL_DECK
-    option_specs = INFO.options
     view_keys = VIEW_KEYS
     view_max_tricks = K.MAX_TRICKS
     deal_fields = ("hands", "stock", "trump_card")
@@ -340,7 +338,6 @@ class Kozel(Game):
             _write_trick(array, view, parts.current, parts.sizes, parts.hand)
             K.determinize(array, seat, make_rng(seed))
 
-    # -------------------------------------------------------------- beliefs
     # -------------------------------------------------------------- display
     def render(self, state: State, seat: int | None = None) -> str:
         arr = state.array

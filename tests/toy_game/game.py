@@ -47,10 +47,8 @@ class Toy(Game):
     """Toy: two players, three cards each, follow suit, a point per trick."""
 
     info = INFO
-    name = INFO.name
     kernels = K
     deck = TOY_DECK
-    option_specs = INFO.options
     deal_fields = ("hands", "undealt")
     view_keys = VIEW_KEYS
     view_max_tricks = K.TRICKS_PER_DEAL
