@@ -41,6 +41,9 @@ class ParamSpec:
 
     also: tuple = ()
     """Values allowed outside ``low``..``high`` (a weight's -1: "the game's own")."""
+    names_file: bool = False
+    """The value may be a file's path, which only a command line gives: a bot request or the
+    web page gives the parameter's default only (:func:`~slagwerk.agents.registry.view_agent_class`)."""
 
     def __post_init__(self):
         if self.cap is not None and self.cap not in CAPS:  # an agent's own mistake: said at its import
@@ -111,6 +114,12 @@ class Agent:
     description: ClassVar[str] = ""
     params: ClassVar[dict[str, ParamSpec]] = {}
     cheating: ClassVar[bool] = False
+
+    @classmethod
+    def unavailable(cls, game_name: str) -> str | None:
+        """Why this agent cannot play ``game_name`` with its defaults here (an optional library
+        that is not installed, no shipped model), or ``None`` if it can."""
+        return None
 
     def __init__(self, game: Game, seed: int = 0, **params):
         self.game = game

@@ -52,6 +52,12 @@ def _openspiel(agent: str):
 
 
 class _OpenSpielAgent(Agent):
+    @classmethod
+    def unavailable(cls, game_name: str) -> str | None:
+        import importlib.util
+
+        return None if importlib.util.find_spec("pyspiel") else "OpenSpiel is not installed"
+
     def __init__(self, game: Game, seed: int = 0, **params):
         super().__init__(game, seed=seed, **params)
         self._games, self._ismcts, self._mcts = _openspiel(self.name)

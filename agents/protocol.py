@@ -396,7 +396,7 @@ def warm_up(limits: Limits = DEFAULT_LIMITS, games=None) -> int:
         state = make_game(game_name).new_match(seed=0)
         view = state.view(state.to_move)
         for agent_name, cls in AGENTS.items():
-            if cls.cheating:
+            if cls.cheating or cls.unavailable(game_name):
                 continue
             request = {"type": "act", "game": game_name, "agent": agent_name, "view": view}
             for key in BUDGET_FIELDS:

@@ -20,6 +20,7 @@ from ..engine.strict_json import StrictJSONError
 from ..errors import SpecError
 from ..safe_files import read_text
 from .base import Agent
+from .net import NetAgent
 from .openspiel import OpenSpielISMCTSAgent, OpenSpielMCTSAgent
 from .search_agents import CheatAgent, ISMCTSAgent, PIMCAgent
 from .simple import HeuristicAgent, RandomAgent
@@ -31,6 +32,7 @@ AGENTS: dict[str, type[Agent]] = {
     "ismcts": ISMCTSAgent,
     "pimc": PIMCAgent,
     "cheat": CheatAgent,
+    "net": NetAgent,  # a trained model: slagwerk ships one per game, slagwerk train makes more
     "openspiel-ismcts": OpenSpielISMCTSAgent,  # needs OpenSpiel (extra [openspiel])
     "openspiel-mcts": OpenSpielMCTSAgent,
 }
@@ -214,11 +216,15 @@ def view_agent_class(spec: str | AgentSpec) -> type[Agent]:
     """The class of the agent ``spec`` names, if it decides from a seat's view (what a bot
     request or the web page may ask for); :class:`SpecError` for one that needs the true
     state (``cheat``), which no view carries."""
-    name = parse_spec(spec)[0]
+    name, values, _ = parse_spec(spec)
     cls = agent_class(name)
-    if cls.cheating:
-        raise SpecError(f"agent {name!r} sees every card: it decides from the true state, which a view "
-                        f"does not carry (a measuring stick, not an opponent)")
+    files = [key for key, value in values.items()
+             if key in cls.params and cls.params[key].names_file and value != cls.params[key].default]
+    if cls.cheating or files:
+        why = (f"a request never names a file ({files[0]}= takes {cls.params[files[0]].default!r} here)"
+               if files else "it decides from the true state, which a view does not carry (a measuring "
+               "stick, not an opponent)")
+        raise SpecError(f"agent {name!r} cannot answer here: {why}")
     return cls
 
 

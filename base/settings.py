@@ -246,9 +246,9 @@ class Settings(BaseModel):
             shown = extra.get("default_text") or _shown_default(default, extra)
             text = field.description or ""
             kwargs: dict[str, Any] = {"dest": name, "default": None}
-            if extra.get("positional"):
+            if extra.get("positional"):  # optional to the parser: a --resume names none
                 parser.add_argument(name, metavar=extra.get("metavar") or name.upper(), help=text,
-                                    type=_flag_type(cls, name))
+                                    type=_flag_type(cls, name), nargs="?")
                 continue
             if kind is bool:
                 kwargs.update(action="store_const", const=not default)
@@ -304,7 +304,9 @@ class Settings(BaseModel):
             field = cls.model_fields[err.name]
             where = cls.flag_of(err.name) if err.name in cls.flag_fields() or _extra(field).get("given_as") \
                 else repr(err.name)
-            raise OptionError(f"{where} must be {rule(err.field, command_line=True)}, not "
+            missing = err.value is None and field.is_required()  # an argument the parser let go
+            raise OptionError(f"{where} is missing: give {rule(err.field, command_line=True)}" if missing else
+                              f"{where} must be {rule(err.field, command_line=True)}, not "
                               f"{_shown(err.value)}") from None
 
     # -- the stored form --
@@ -439,11 +441,17 @@ def _flag_type(model: type[Settings], name: str):
     """The parser's conversion of one flag's value: parsed, then checked by pydantic."""
     field = model.model_fields[name]
     kind, _ = _optional(field.annotation)
-    element = typing.get_args(kind)[0] if typing.get_origin(kind) in (tuple, list) else kind
+    sequence = typing.get_origin(kind) in (tuple, list)
+    element = typing.get_args(kind)[0] if sequence else kind
     element, _ = _optional(element)
+    # A sequence's own constraints (its length) are not its elements'; an element's are in its type.
+    constraints = [] if sequence else list(field.metadata)
+    if typing.get_origin(element) is typing.Annotated:
+        constraints += list(element.__metadata__)
+        element = typing.get_args(element)[0]
     zero_is_none = _extra(field).get("zero_is_none")
-    checker = TypeAdapter(typing.Annotated[(element, *field.metadata)]) \
-        if element in (int, float) and not zero_is_none else None
+    checker = TypeAdapter(typing.Annotated[(element, *constraints)]) \
+        if element in (int, float) and constraints and not zero_is_none else None
 
     def convert(text: str):
         if not text.strip():

@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "tournament",
     "sprt",
     "tune",
+    "train",
     "experiment",
     "report",
     "warmup",

@@ -51,6 +51,10 @@ from numba import njit
 from .bits import ONE, ZERO, popcount
 from .state import TO_MOVE
 
+ENCODING_VERSION = 1
+"""Raised when any game's observation changes its meaning: a model trained on another
+version reads other numbers (a model file records the version it was trained on)."""
+
 
 def part_offsets(parts) -> dict[str, int]:
     """Where each ``(name, size)`` part starts in the vector."""

@@ -180,3 +180,12 @@ class GameNames(Sequence):
 
     def __repr__(self):
         return repr(game_names())
+
+
+def observation_module(name: str):
+    """The observation encoding of game ``name`` (``engine/<game>/observation.py``,
+    :mod:`slagwerk.engine.encoding`); :class:`OptionError` if it declares none."""
+    info = game_info(name)
+    if not info.observation:
+        raise OptionError(f"game {name!r} declares no observation encoding (GameInfo.observation)")
+    return import_module(info.observation)

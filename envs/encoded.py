@@ -52,12 +52,9 @@ def require(module: str, extra: str, what: str):
 def encoding(game_name: str, history: bool = False):
     """The observation module of ``game_name``; :class:`OptionError` if it declares none
     (or, with ``history``, none of the deal's actions). Importing it compiles nothing."""
-    info = registry.game_info(game_name)
-    module = importlib.import_module(info.observation) if info.observation else None
-    if module is None or (history and not hasattr(module, "observe_step")):
-        part = ("observation encoding (GameInfo.observation)" if module is None else
-                "encoding of its history (observe_step)")
-        raise OptionError(f"game {game_name!r} declares no {part}")
+    module = registry.observation_module(game_name)
+    if history and not hasattr(module, "observe_step"):
+        raise OptionError(f"game {game_name!r} declares no encoding of its history (observe_step)")
     return module
 
 

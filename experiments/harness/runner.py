@@ -805,6 +805,27 @@ def check_dask(scheduler: str | None) -> None:
         _dask_client_class()
 
 
+def parallel_map(function, tasks: list, jobs: int = 1, backend: str = "loky", scheduler: str | None = None
+                 ) -> list:
+    """``[function(*task) for task in tasks]`` on ``jobs`` local workers (loky) or a Dask cluster
+    (``backend="dask"``, the scheduler at ``scheduler`` or a local one), results in task order.
+    A pure ``function`` gives the same list however many workers share it."""
+    if backend not in BACKENDS:
+        raise ExperimentError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})")
+    if backend == "loky" and jobs == 1:
+        return [function(*task) for task in tasks]
+    from joblib import Parallel, delayed, parallel_config
+
+    if backend == "loky":
+        return Parallel(n_jobs=jobs)(delayed(function)(*task) for task in tasks)
+    client = _dask_client(scheduler)
+    try:
+        with parallel_config(backend="dask"):
+            return Parallel(n_jobs=-1)(delayed(function)(*task) for task in tasks)
+    finally:
+        client.close()
+
+
 def _dask_client_class():
     try:
         from dask.distributed import Client

@@ -1,0 +1,92 @@
+"""The network in PyTorch and its Deep Monte-Carlo update (needs the extra ``train``).
+
+The network is :mod:`slagwerk.search.network`'s, in PyTorch's terms: linear layers
+with ReLU between them, one output per action index. An update regresses the
+output of each sample's chosen index on its return (mean squared error) with Adam.
+Training runs on one thread, so that the same samples give the same weights on any
+machine (PyTorch's CPU kernels may sum in another order with more threads).
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from ...errors import SlagwerkError
+
+try:
+    import torch
+except ImportError:  # play needs no PyTorch; training says how to get it
+    torch = None
+
+
+class TrainingUnavailable(SlagwerkError):
+    """PyTorch is not installed."""
+
+
+def require_torch():
+    if torch is None:
+        raise TrainingUnavailable("training needs PyTorch, which is not installed: pip install "
+                                  "'slagwerk[train]' (the CPU build is enough)")
+    torch.set_num_threads(1)
+    return torch
+
+
+class Learner:
+    """The network (from numpy ``weights``: W as (in, out), b) and its optimiser."""
+
+    def __init__(self, weights: tuple, learning_rate: float, seed: int):
+        torch = require_torch()
+        torch.manual_seed(seed)
+        layers = []
+        for w in weights[::2]:
+            layers += [torch.nn.Linear(w.shape[0], w.shape[1]), torch.nn.ReLU()]
+        self.net = torch.nn.Sequential(*layers[:-1])
+        with torch.no_grad():
+            for layer, w, b in zip(self.linears(), weights[::2], weights[1::2]):
+                layer.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
+                layer.bias.copy_(torch.from_numpy(b))
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=learning_rate)
+
+    def linears(self):
+        return [m for m in self.net if isinstance(m, torch.nn.Linear)]
+
+    def weights(self) -> tuple:
+        """The network as numpy weights for the numba forward pass (float32, W as (in, out))."""
+        out = []
+        for layer in self.linears():
+            out += [np.ascontiguousarray(layer.weight.detach().numpy().T, dtype=np.float32),
+                    np.ascontiguousarray(layer.bias.detach().numpy(), dtype=np.float32)]
+        return tuple(out)
+
+    def update(self, x: np.ndarray, index: np.ndarray, target: np.ndarray, batch_size: int,
+               epochs: int, seed: int) -> float:
+        """Train on the samples for ``epochs`` passes in shuffled batches; the mean loss of the last pass."""
+        order_rng = np.random.default_rng(seed)
+        xs, idx, ys = torch.from_numpy(x), torch.from_numpy(index), torch.from_numpy(target)
+        loss_sum, count = 0.0, 0
+        for _ in range(epochs):
+            loss_sum, count = 0.0, 0
+            order = torch.from_numpy(order_rng.permutation(len(target)))
+            for start in range(0, len(target), batch_size):
+                batch = order[start:start + batch_size]
+                predicted = self.net(xs[batch]).gather(1, idx[batch].unsqueeze(1)).squeeze(1)
+                loss = torch.nn.functional.mse_loss(predicted, ys[batch])
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                loss_sum += loss.item() * len(batch)
+                count += len(batch)
+        return loss_sum / max(count, 1)
+
+    def state_bytes(self) -> bytes:
+        """The network and the optimiser, for a checkpoint."""
+        buffer = io.BytesIO()
+        torch.save({"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict()}, buffer)
+        return buffer.getvalue()
+
+    def load_state(self, data: bytes) -> None:
+        state = torch.load(io.BytesIO(data), weights_only=True)
+        self.net.load_state_dict(state["net"])
+        self.optimizer.load_state_dict(state["optimizer"])

@@ -1,0 +1,120 @@
+"""The training loop: rounds of self-play and learning, checkpointed into a results folder.
+
+Reproducibility: a round's deals are split into chunks seeded by the run's seed, the round
+and the chunk, and the learner runs on one thread, so the same settings give the same model
+with any number of workers and on any machine with the same PyTorch; ``--minutes`` decides
+only how many rounds are played (``--rounds`` fixes it).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...agents.model import Model, model_meta, save_model
+from ...engine import make_game
+from ...engine.bits import derive_seed
+from ...engine.registry import observation_module
+from ...safe_files import AppendLog, read_file, replace_file
+from ..harness.defaults import RESULTS_ROOT
+from ..harness.runner import ExperimentError, parallel_map
+from .config import TrainConfig
+from .folder import CHECKPOINT, MODEL, TRAINING_LOG, TrainingFolder
+from .learner import Learner, require_torch
+from .selfplay import Samples, play_deals
+
+LEARN_SEED = 0x1EA2
+"""Mixed into a round's seed for the order in which the learner reads its samples."""
+
+
+@dataclass
+class TrainResult:
+    """A finished (or stopped) run: its folder, its settings and every round's line."""
+
+    folder: Path
+    config: TrainConfig
+    rounds: list[dict]
+
+    @property
+    def model_path(self) -> Path:
+        return self.folder / MODEL
+
+
+def default_folder(config: TrainConfig) -> Path:
+    return RESULTS_ROOT / f"train-{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def chunks(deals: int, chunk: int) -> list[int]:
+    """The deals of a round in chunks of ``chunk`` (the last one shorter)."""
+    return [min(chunk, deals - start) for start in range(0, deals, chunk)]
+
+
+def run_training(config: TrainConfig | None = None, results=None, *, resume: bool = False,
+                 force: bool = False, jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
+                 on_round=None) -> TrainResult:
+    """Train (or, with ``resume``, go on training) into the folder ``results``.
+
+    ``on_round(line)`` is told of every finished round. Ctrl-C or a kill at any moment
+    loses at most the round in progress (see :mod:`.folder`).
+    """
+    torch = require_torch()  # before anything is written
+    if resume:
+        folder = TrainingFolder.open(results)
+        config = TrainConfig.load(folder.config(), folder.config_path)
+    else:
+        folder = TrainingFolder.create(results or default_folder(config), config.dump(), force=force)
+    game = make_game(config.game, **config.options)
+    learner = Learner(Model.initial(game, hidden=config.hidden, seed=config.seed).weights,
+                      config.learning_rate, config.seed)
+    rounds: list[dict] = []
+    stored = read_file(folder.path, CHECKPOINT)
+    if stored is not None:
+        try:
+            state = torch.load(io.BytesIO(stored), weights_only=True)
+            learner.load_state(state["learner"])
+            rounds = [json.loads(line) for line in state["rounds"]]
+        except Exception as err:  # a checkpoint written whole cannot fail; anything else is damage
+            raise ExperimentError(f"{folder.path / CHECKPOINT}: not a checkpoint of this run "
+                                  f"({type(err).__name__}: {str(err)[:120]})") from None
+    replace_file(folder.path, TRAINING_LOG, b"".join(json.dumps(line).encode() + b"\n" for line in rounds))
+    most_rounds, most_seconds = config.stops_after()
+    spent = rounds[-1]["total_seconds"] if rounds else 0.0
+    module = observation_module(config.game)
+
+    def more() -> bool:
+        rounds_left = most_rounds is None or len(rounds) < most_rounds
+        return rounds_left and (most_seconds is None or spent < most_seconds)
+
+    with AppendLog(folder.path, TRAINING_LOG) as log:
+        while more():
+            start = time.perf_counter()
+            number = len(rounds)
+            weights = learner.weights()
+            tasks = [(config.game, dict(config.options), weights, config.epsilon,
+                      derive_seed(config.seed, number, index), size)
+                     for index, size in enumerate(chunks(config.deals, config.chunk))]
+            samples = Samples.join(parallel_map(play_deals, tasks, jobs, backend, scheduler))
+            loss = learner.update(samples.x, samples.index, samples.target, config.batch_size,
+                                  config.epochs, derive_seed(config.seed, number, LEARN_SEED))
+            seconds = time.perf_counter() - start
+            spent += seconds
+            line = {"round": number, "deals": samples.deals, "samples": len(samples.target),
+                    "loss": round(loss, 6), "mean_return": round(float(np.mean(samples.target)), 6),
+                    "seconds": round(seconds, 3), "total_seconds": round(spent, 3)}
+            rounds.append(line)
+            state = io.BytesIO()
+            torch.save({"learner": learner.state_bytes(), "rounds": [json.dumps(r) for r in rounds]}, state)
+            replace_file(folder.path, CHECKPOINT, state.getvalue())
+            meta = model_meta(game, module, "dmc", rounds=len(rounds), seed=config.seed,
+                              deals=sum(r["deals"] for r in rounds), seconds=round(spent, 1))
+            save_model(Model(learner.weights(), meta), folder.path / MODEL)
+            log.append(json.dumps(line).encode() + b"\n")
+            if on_round is not None:
+                on_round(line)
+    return TrainResult(folder.path, config, rounds)
+

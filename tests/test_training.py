@@ -1,0 +1,89 @@
+"""Self-play training (slagwerk train): end to end, resumable without repeating work, reproducible."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from slagwerk.agents import make  # noqa: E402
+from slagwerk.agents.match import play_match  # noqa: E402
+from slagwerk.agents.model import load_model  # noqa: E402
+from slagwerk.cli import main  # noqa: E402
+from slagwerk.engine import GAME_NAMES, make_game  # noqa: E402
+from slagwerk.experiments.training.config import TrainConfig  # noqa: E402
+from slagwerk.experiments.training.run import run_training  # noqa: E402
+
+SMALL = dict(deals=6, chunk=3, hidden=(8, 8), batch_size=32)
+
+
+def _config(game="coins", **changes):
+    return TrainConfig(game=game, **{**SMALL, "rounds": 3, **changes})
+
+
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+def test_a_short_run_writes_its_folder_and_its_model_plays_a_legal_match(tmp_path, game_name):
+    result = run_training(_config(game_name, rounds=2), tmp_path / "run")
+    names = sorted(p.name for p in (tmp_path / "run").iterdir())
+    assert names == ["checkpoint.pt", "config.json", "model.npz", "training.jsonl"]
+    lines = [json.loads(line) for line in (tmp_path / "run" / "training.jsonl").read_text().splitlines()]
+    assert [line["round"] for line in lines] == [0, 1] and all(line["deals"] == 6 for line in lines)
+    game = make_game(game_name)
+    assert load_model(result.model_path, game).meta["trained"]["rounds"] == 2
+    agent = make(f"net:model={result.model_path}", game, seed=1)
+    assert play_match(game, [agent] * game.n_players, seed=2, max_deals=1).deals
+
+
+def _weights(path):
+    with np.load(path) as archive:
+        return [archive[name] for name in ("w1", "b1", "w2", "b2", "w3", "b3")]
+
+
+def test_an_interrupted_run_resumes_to_the_same_model_without_repeating_a_round(tmp_path):
+    whole = run_training(_config(), tmp_path / "whole")
+
+    def stop_after_second(line):
+        if line["round"] == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_training(_config(), tmp_path / "part", on_round=stop_after_second)
+    resumed = run_training(None, tmp_path / "part", resume=True)
+    assert [line["round"] for line in resumed.rounds] == [0, 1, 2]
+    log = (tmp_path / "part" / "training.jsonl").read_text().splitlines()
+    assert [json.loads(line)["round"] for line in log] == [0, 1, 2]
+    for a, b in zip(_weights(whole.model_path), _weights(resumed.model_path)):
+        assert np.array_equal(a, b)
+
+
+def test_the_same_seed_gives_the_same_model_with_any_number_of_workers(tmp_path):
+    one = run_training(_config(rounds=2), tmp_path / "one", jobs=1)
+    two = run_training(_config(rounds=2), tmp_path / "two", jobs=2)
+    other = run_training(_config(rounds=2, seed=9), tmp_path / "other", jobs=1)
+    assert all(np.array_equal(a, b) for a, b in zip(_weights(one.model_path), _weights(two.model_path)))
+    assert not np.array_equal(_weights(one.model_path)[0], _weights(other.model_path)[0])
+
+
+def test_the_command_trains_resumes_and_writes_the_model_where_asked(tmp_path, capsys):
+    folder, out = tmp_path / "run", tmp_path / "coins.npz"
+    argv = ["train", "coins", "--rounds", "1", "--deals", "4", "--chunk", "2", "--hidden", "8", "8",
+            "--jobs", "1", "--results", str(folder), "--out", str(out)]
+    assert main(argv) == 0
+    assert load_model(out, make_game("coins")).meta["trained"]["rounds"] == 1
+    assert main(["train", "--resume", str(folder), "--jobs", "1"]) == 0  # nothing left: it says so
+    assert main(["train", "--resume", str(folder), "--seed", "5", "--jobs", "1"]) == 2
+    assert "--seed 5 conflicts with 1 stored in" in capsys.readouterr().err
+
+
+def test_training_without_pytorch_is_one_line(monkeypatch, tmp_path, capsys):
+    from slagwerk.experiments.training import learner
+
+    monkeypatch.setattr(learner, "torch", None)
+    assert main(["train", "coins", "--rounds", "1", "--results", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("error: training needs PyTorch, which is not installed: pip install "
+                           "'slagwerk[train]' (the CPU build is enough)")
+    assert not (tmp_path / "run").exists()
