@@ -91,7 +91,7 @@ class Terminated(KeyboardInterrupt):
     command says how to continue), then the exit status of a terminated process."""
 
 
-LONG_RUNS = ("tournament", "tune", "experiment", "sprt")
+LONG_RUNS = ("tournament", "tune", "experiment", "sprt", "train")
 """Commands that run games for a long time: a ``kill`` (or a batch system's time limit)
 stops them as Ctrl-C does, instead of ending them without a word."""
 

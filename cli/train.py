@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import time
 
 from .options import (
     add_game_options,
@@ -85,7 +86,16 @@ def run(args) -> int:
     return 0
 
 
+_SAID = {"at": -1e9}
+SAY_EVERY_S = 10.0
+"""Seconds between two progress lines (each round's is in training.jsonl)."""
+
+
 def _say_round(line: dict) -> None:
+    now = time.monotonic()
+    if now - _SAID["at"] < SAY_EVERY_S:
+        return
+    _SAID["at"] = now
     print(f"round {line['round'] + 1}: {line['deals']} deals, {line['samples']} decisions, loss "
-          f"{line['loss']:.4f}, {line['seconds']:.1f} s ({line['total_seconds'] / 60:.1f} min in all)",
-          file=sys.stderr, flush=True)
+          f"{line['loss']:.4f}, mean return {line['mean_return']:+.3f}, "
+          f"{line['total_seconds'] / 60:.1f} min in all", file=sys.stderr, flush=True)

@@ -144,3 +144,13 @@ def test_a_request_never_names_a_model_file(tmp_path):
     answer = handle({"id": 1, "type": "act", "game": "coins", "view": state.view(state.to_move),
                      "agent": f"net:model={_model_file(tmp_path, game)}"})
     assert "a request never names a file" in answer["error"]
+
+
+def test_the_bench_reports_the_cost_of_a_net_decision_as_ratios():
+    from slagwerk.experiments.bench.search import net_rows
+
+    rows = net_rows(["coins"], seconds=0.05, rounds=1)
+    assert [row["benchmark"] for row in rows] == ["net_decision_kernels", "net_decision_agent"]
+    for row in rows:
+        assert row["per_second"] > 0 and row["ratio_to_random_playout"] > 0
+        assert row["decisions_per_ismcts_1000"] > 0

@@ -86,6 +86,82 @@ def ismcts_rows(game_names=None, seconds: float = 2.0, rounds: int = 3) -> list[
     return rows
 
 
+NET_REFERENCE_ITERATIONS = 1000
+"""The ISMCTS search a ``net`` decision is compared with (issue #55: ISMCTS(1000))."""
+
+
+def net_rows(game_names=None, seconds: float = 2.0, rounds: int = 3) -> list[dict]:
+    """Per game, the ``net`` agent's cost of a decision at the first card decision of a deal, as
+    a ratio to one random deal playout and to one ISMCTS search of :data:`NET_REFERENCE_ITERATIONS`
+    iterations in the same run: ``kernels`` is the network's part (observation, legal indices,
+    forward pass and choice), ``agent`` the whole ``decide(view)`` (the view read back into a
+    state as well). The network is the default size with untrained weights: the cost is the same."""
+    import tempfile as temporary
+
+    import numpy as np
+
+    from ...agents import make
+    from ...agents.model import Model, save_model
+    from ...engine.registry import observation_module
+    from ...search.network import best_index, forward
+
+    rows = []
+    share = seconds / (4 * rounds)
+    with temporary.TemporaryDirectory(prefix="slagwerk-bench-net-") as folder:
+        for name in game_names or GAME_NAMES:
+            state, pending = first_card_decision(name)
+            game, module = state.game, observation_module(name)
+            path = f"{folder}/{name}.npz"
+            save_model(Model.initial(game, seed=BENCH_SEED), path)
+            agent = make(f"net:model={path}", game, seed=1)
+            view = state.view(state.to_move)
+            weights = agent.model.weights
+            x = np.zeros(module.OBSERVATION_SIZE, np.float32)
+            values = np.zeros(module.NUM_ACTIONS, np.float32)
+            mask = np.zeros(module.NUM_ACTIONS, np.int8)
+            actions = np.zeros(module.NUM_ACTIONS, np.int64)
+            rng = make_rng(BENCH_SEED)
+            random_playouts(pending, 2, rng)
+            ismcts(state, iterations=2, seed=0)
+            agent.decide(view)
+
+            def kernels(n, state=state, module=module, x=x, values=values, mask=mask, actions=actions,
+                        weights=weights):
+                for _ in range(n):
+                    module.observe(state.array, state.to_move, x)
+                    module.legal_indices(state.array, mask, actions)
+                    forward(x, *weights, values)
+                    best_index(values, mask)
+
+            def decisions(n, agent=agent, view=view):
+                for _ in range(n):
+                    agent.decide(view)
+
+            def playouts(n, pending=pending, rng=rng):
+                random_playouts(pending, n, rng)
+
+            def searches(n, state=state):
+                for k in range(n):
+                    ismcts(state, iterations=NET_REFERENCE_ITERATIONS, seed=k)
+
+            best = {"kernels": 0.0, "agent": 0.0, "playout": 0.0, "search": 0.0}
+            for _ in range(rounds):
+                for key, step in (("kernels", kernels), ("agent", decisions), ("playout", playouts),
+                                  ("search", searches)):
+                    best[key] = max(best[key], timed_rate(step, share))
+            for part in ("kernels", "agent"):
+                rows.append({
+                    "game": name, "benchmark": f"net_decision_{part}", "implementation": "numba",
+                    "per_second": round(best[part], 1),
+                    "ms": round(1000.0 / best[part], 4),
+                    "ratio_to_random_playout": round(best["playout"] / best[part], 2),
+                    f"decisions_per_ismcts_{NET_REFERENCE_ITERATIONS}": round(best[part] / best["search"], 1),
+                    "note": "hidden layers 256 and 256; ratio_to_random_playout: a decision costs this "
+                            "many random deal playouts",
+                })
+    return rows
+
+
 DEADLINE_MS = 100.0
 DEADLINE_RUNS = 5
 

@@ -39,8 +39,10 @@ class TrainConfig(Settings):
     minutes: float | None = setting(
         None, "stop at the end of the first round after this many minutes of training (default: 60 "
         "without --rounds)", gt=0, le=MAX_MINUTES, unit=" minutes", metavar="M")
-    deals: int = setting(200, "deals of self-play a round", ge=1, le=1_000_000)
-    chunk: int = setting(50, "deals a worker plays at once (seeded by round and chunk)", ge=1, le=1_000_000)
+    deals: int = setting(2000, "deals of self-play a round (a round is checkpointed as it ends)", ge=1,
+                         le=1_000_000)
+    chunk: int = setting(250, "deals a worker plays at once (seeded by round and chunk)", ge=1,
+                         le=1_000_000)
     epsilon: float = setting(0.05, "chance that an actor explores: a random legal action", ge=0, le=1)
     hidden: tuple[Annotated[int, Field(ge=1, le=4096)], ...] = setting(
         (256, 256), "sizes of the network's two hidden layers", metavar="N", min_length=2, max_length=2)

@@ -114,6 +114,7 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
                               deals=sum(r["deals"] for r in rounds), seconds=round(spent, 1))
             save_model(Model(learner.weights(), meta), folder.path / MODEL)
             log.append(json.dumps(line).encode() + b"\n")
+            spent += time.perf_counter() - start - seconds  # --minutes counts the checkpoints' time too
             if on_round is not None:
                 on_round(line)
     return TrainResult(folder.path, config, rounds)
