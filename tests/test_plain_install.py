@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -106,13 +107,22 @@ def test_the_server_and_the_web_play_start_from_the_clone_root(venv, clone, comm
                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     try:
         port = _serving_port(proc, r"http://127\.0\.0\.1:(\d+)/")
+        # Read the rest of its standard error as it comes: a full pipe would stop the server
+        # (and its workers, which share the pipe) at their next line, and hang its exit.
+        said: list[str] = []
+        reader = threading.Thread(target=lambda: said.extend(proc.stderr), daemon=True)
+        reader.start()
         status, body = _get(port, "/v1/info")
         assert status == 200, body
         assert "games" in json.loads(body)
         status, page = _get(port, "/")
         assert status == 200 and b"<html" in page.lower()
         proc.send_signal(signal.SIGINT if command[0] == "play" else signal.SIGTERM)
-        assert proc.wait(timeout=60) in (0, 130)
+        try:
+            assert proc.wait(timeout=60) in (0, 130), "".join(said)[-3000:]
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"no exit 60 s after the signal; its standard error ended: {''.join(said)[-3000:]}")
+        reader.join(timeout=10)
     finally:
         if proc.poll() is None:
             proc.kill()
