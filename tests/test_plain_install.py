@@ -103,12 +103,15 @@ def _get(port: int, path: str) -> tuple[int, bytes]:
 @pytest.mark.parametrize("command", [["serve", "--port", "0"], ["play", "coins", "--web"]],
                          ids=["serve", "play-web"])
 def test_the_server_and_the_web_play_start_from_the_clone_root(venv, clone, command):
+    # Ctrl-C as a terminal sends it: a suite started in the background (`pytest &`) has SIGINT
+    # ignored, which its children inherit, and Python then keeps ignoring it.
     proc = subprocess.Popen([venv["slagwerk"], *command], cwd=clone, env=venv["env"],
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         port = _serving_port(proc, r"http://127\.0\.0\.1:(\d+)/")
         # Read the rest of its standard error as it comes: a full pipe would stop the server
-        # (and its workers, which share the pipe) at their next line, and hang its exit.
+        # (and its workers, which share the pipe) at their next line.
         said: list[str] = []
         reader = threading.Thread(target=lambda: said.extend(proc.stderr), daemon=True)
         reader.start()
