@@ -154,3 +154,18 @@ def test_the_bench_reports_the_cost_of_a_net_decision_as_ratios():
     for row in rows:
         assert row["per_second"] > 0 and row["ratio_to_random_playout"] > 0
         assert row["decisions_per_ismcts_1000"] > 0
+
+
+def test_every_shipped_model_loads_and_plays_as_net():
+    """A model in agents/models/ is what ``net`` (model=shipped) plays for its game."""
+    from slagwerk.agents.net import MODELS_FOLDER, NetAgent
+
+    shipped = sorted(MODELS_FOLDER.glob("*.npz"))
+    for path in shipped:
+        game = make_game(path.stem)
+        assert load_model(path, game).meta["game"] == path.stem
+        assert NetAgent.unavailable(path.stem) is None
+        agent = make("net", game, seed=1)
+        assert play_match(game, [agent] * game.n_players, seed=3, max_deals=1).deals
+    for name in GAME_NAMES:
+        assert (NetAgent.unavailable(name) is None) == any(p.stem == name for p in shipped)
