@@ -26,8 +26,8 @@ LAYER_FOLDERS = ("engine", "search", "envs", "agents", "experiments", "web", "cl
 PACKAGE_DATA = {
     "slagwerk.engine.coins": ["playout.c"],  # the C twin of the Coins playout, compiled by `slagwerk bench`
     "slagwerk.web.static": ["*.html", "*.js", "*.css"],  # the page (no build step)
-    "slagwerk.agents": ["protocol.schema.json",  # the protocol's JSON Schemas (agents/messages.py)
-                        "models/*.npz"],  # the net agent's shipped models (docs/learned.md)
+    "slagwerk.agents": ["protocol.schema.json"],  # the protocol's JSON Schemas (agents/messages.py)
+    "slagwerk.agents.models": ["*.npz"],  # the net agent's shipped models (docs/learned.md)
 }
 
 

@@ -63,7 +63,7 @@ def test_every_subpackage_imports_from_the_installed_copy(venv, clone):
     code = ("import importlib, json, sys\n"
             "found = {name: importlib.import_module(name).__file__ for name in sys.argv[1:]}\n"
             "print(json.dumps(found))\n")
-    packages = [p for p in PACKAGES if not p.endswith(".static")
+    packages = [p for p in PACKAGES if not p.endswith((".static", ".models"))  # folders of data files
                 and not p.endswith((".pettingzoo", ".openspiel"))]
     done = subprocess.run([venv["python"], "-c", code, *packages], cwd=clone, env=venv["env"],
                           capture_output=True, text=True, timeout=300)
@@ -143,3 +143,12 @@ def test_the_installed_kernels_load_the_light_way(venv, clone):
     assert all(run.returncode == 0 for run in runs), runs[-1].stderr
     warm = json.loads(runs[1].stdout.strip().splitlines()[-1])  # the first run compiled
     assert warm["registries"] == [] and "coins" in warm["actions"]
+
+
+def test_the_shipped_models_are_installed(venv, clone):
+    code = ("from slagwerk.agents.net import MODELS_FOLDER\n"
+            "print(sorted(p.name for p in MODELS_FOLDER.glob('*.npz')))\n")
+    done = subprocess.run([venv["python"], "-c", code], cwd=clone, env=venv["env"], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(sorted(p.name for p in (REPO / "agents" / "models").glob("*.npz")))
