@@ -26,9 +26,14 @@ MODELS_FOLDER = Path(__file__).with_name("models")
 """Where shipped models are: ``<game>.npz``."""
 
 
+def shipped_path(game_name: str) -> Path:
+    """Where the model slagwerk ships for ``game_name`` is (if it ships one)."""
+    return MODELS_FOLDER / f"{game_name}.npz"
+
+
 def model_path(model: str, game_name: str) -> Path:
     """The file of ``model`` (a path, or :data:`SHIPPED`) for game ``game_name``."""
-    path = MODELS_FOLDER / f"{game_name}.npz" if model == SHIPPED else Path(model)
+    path = shipped_path(game_name) if model == SHIPPED else Path(model)
     if model == SHIPPED and not path.is_file():
         raise SpecError(f"no model ships for {game_name} in this slagwerk: give net:model=FILE "
                         f"(slagwerk train {game_name} --out FILE makes one)")
@@ -47,7 +52,7 @@ class NetAgent(Agent):
 
     @classmethod
     def unavailable(cls, game_name: str) -> str | None:
-        return None if (MODELS_FOLDER / f"{game_name}.npz").is_file() else f"no model ships for {game_name}"
+        return None if shipped_path(game_name).is_file() else f"no model ships for {game_name}"
 
     def __init__(self, game, seed: int = 0, **params):
         super().__init__(game, seed, **params)
