@@ -34,12 +34,15 @@ from dataclasses import replace
 
 from ..engine.bits import derive_seed
 from ..engine.game import State
-from ..errors import InvalidViewError
+from ..errors import InvalidViewError, SpecError
 from ..search.belief import BELIEFS, DEFAULT_PARTICLES, infer
+from ..search.guide import DEFAULT_PRIOR_WEIGHT, DEFAULT_TEMPERATURE, Guide
 from ..search.ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP, ismcts
 from ..search.pimc import DEFAULT_ITERATIONS_PER_WORLD, DEFAULT_WORLDS, pimc, uct
 from ..search.tree import FINAL_CHOICES, OBJECTIVES, PLAYOUT_POLICIES, SearchResult
 from .base import Agent, Decision, ParamSpec
+from .model import load_model
+from .net import SHIPPED, model_path
 
 _COMMON = {
     "time_ms": ParamSpec(float, 0.0, "wall-time budget in ms; 0 uses the iteration budget", 0.0, 600000.0,
@@ -52,6 +55,23 @@ _COMMON = {
                           cap="max_nodes"),
 }
 
+NET_PLAYOUT = "net"
+"""The ``playout`` value meaning the guiding network plays the playouts (with ``guide=net``)."""
+
+_GUIDE = {
+    "guide": ParamSpec(str, "none", "a learned network guiding the search: none, or net (the model= "
+                       "network; docs/learned.md)", choices=("none", "net")),
+    "model": ParamSpec(str, SHIPPED, "with guide=net: the model, 'shipped' (the game's own) or a model "
+                       "file (command lines only)", names_file=True),
+    "prior": ParamSpec(float, DEFAULT_PRIOR_WEIGHT, "with guide=net: weight of the network's prior in "
+                       "selection (a progressive bias); 0: no prior", 0.0, 100.0),
+    "prior_temperature": ParamSpec(float, DEFAULT_TEMPERATURE, "with guide=net: temperature of the "
+                                   "prior's softmax over the network's values (in [-1, 1])", 1e-3, 100.0),
+    "leaf": ParamSpec(str, "net", "with guide=net: leaves valued by the network (each seat at its next "
+                      "turn) or by a playout", choices=("net", "playout")),
+    "playout": ParamSpec(str, "random", "playout policy (net: the guiding network's, with guide=net)",
+                         choices=(*PLAYOUT_POLICIES, NET_PLAYOUT)),
+}
 
 GAME_MODEL = -1.0
 """A model weight's value meaning "the game's own" (weights themselves are at least 0)."""
@@ -112,7 +132,23 @@ class _SearchAgent(Agent):
 
     def _tree_options(self) -> dict:
         keys = ("c", "final", "playout", "objective", "node_cap")
-        return {k: self.config[k] for k in keys}
+        options = {k: self.config[k] for k in keys}
+        if options["playout"] == NET_PLAYOUT:  # the network plays the deal; later deals are random
+            options["playout"] = "random"
+        return options
+
+    def _guide(self) -> Guide | None:
+        """The network guiding this agent's search (``guide=net``), or None."""
+        config = self.config
+        if config["guide"] == "none":
+            if config["playout"] == NET_PLAYOUT:
+                raise SpecError(f"{self.name}: playout=net needs guide=net")
+            if config["model"] != SHIPPED:
+                raise SpecError(f"{self.name}: model= is the guiding network's, and needs guide=net")
+            return None
+        model = load_model(model_path(config["model"], self.game.name), self.game)
+        return Guide(model.weights, prior=config["prior"], temperature=config["prior_temperature"],
+                     leaf=config["leaf"] == "net", playout=config["playout"] == NET_PLAYOUT)
 
     def _decision(self, state: State, seat: int, result: SearchResult) -> Decision:
         game = state.game
@@ -195,14 +231,19 @@ class ISMCTSAgent(_SearchAgent):
         "iterations": ParamSpec(int, DEFAULT_ITERATIONS, "iterations per decision", 1, 10**9,
                                 cap="max_iterations"),
         **_COMMON,
+        **_GUIDE,
         **_BELIEF,
         "final": _final("most_visits"),
     }
 
+    def __init__(self, game, seed: int = 0, **params):
+        super().__init__(game, seed, **params)
+        self.guide = self._guide()
+
     def decide(self, view: dict) -> Decision:
         state = self._state_to_move(view)
         worlds, belief_stats = self._belief(state, view)
-        result = ismcts(state, state.to_move, seed=self.decision_seed(view), worlds=worlds,
+        result = ismcts(state, state.to_move, seed=self.decision_seed(view), worlds=worlds, guide=self.guide,
                         **self._budget_after("iterations", belief_stats), **self._tree_options())
         decision = self._decision(state, state.to_move, result)
         decision.stats.update(belief_stats)
@@ -222,9 +263,14 @@ class PIMCAgent(_SearchAgent):
                                           1, 10**9, cap="max_iterations"),
         "flat": ParamSpec(bool, False, "flat Monte Carlo per world instead of UCT"),
         **_COMMON,
+        **_GUIDE,
         **_BELIEF,
         "final": _final("best_mean"),
     }
+
+    def __init__(self, game, seed: int = 0, **params):
+        super().__init__(game, seed, **params)
+        self.guide = self._guide()
 
     def resource_use(self) -> list:
         use = super().resource_use()
@@ -238,8 +284,8 @@ class PIMCAgent(_SearchAgent):
         worlds, belief_stats = self._belief(state, view)
         result = pimc(state, state.to_move, seed=self.decision_seed(view), worlds_from=worlds,
                       iterations_per_world=self.config["iterations_per_world"],
-                      flat=self.config["flat"], **self._budget_after("worlds", belief_stats),
-                      **self._tree_options())
+                      flat=self.config["flat"], guide=self.guide,
+                      **self._budget_after("worlds", belief_stats), **self._tree_options())
         decision = self._decision(state, state.to_move, result)
         decision.stats.update(belief_stats)
         return decision

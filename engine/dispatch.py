@@ -17,14 +17,14 @@ another game's kernels, and costs nothing in the compiled loops.
 from __future__ import annotations
 
 import numpy as np
-from numba import typeof, types
+from numba import njit, typeof, types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
 from ..errors import OptionError
 from .bits import rand_below
 from .contract import KERNEL_PARAMETERS
-from .registry import info_by_id, kernels_by_id
+from .registry import info_by_id, kernels_by_id, observation_module
 
 # These overloads (but the two ``*_inlined`` ones) are not inlined into their
 # callers in numba's IR: each compiles once per game as a small function that
@@ -174,6 +174,52 @@ max_actions = _constant("max_actions", lambda m: np.int64(m.MAX_ACTIONS))
 """Room for the game's legal actions (size of an ``actions`` buffer)."""
 deal_size = _constant("deal_size", lambda m: np.int64(m.DEAL_SIZE))
 """Length of the game's deal vector."""
+
+
+def _encoding_kernel(g, name: str, absent):
+    """The kernel ``name`` of the observation encoding of game ``g`` (``engine/<game>/observation.py``).
+
+    A game without an encoding gets ``absent``, which does nothing: generic kernels compile
+    their guided branches for every game, and the search refuses a guide for such a game
+    before it runs (``tree.check_guide``).
+    """
+    _module(g, name)  # the checks of the game id
+    info = info_by_id(g.literal_value)
+    if not info.observation:
+        return absent
+    return getattr(observation_module(info.name), name)
+
+
+@njit(cache=True)
+def _no_observation(state, seat, out):
+    pass
+
+
+@njit(cache=True)
+def _no_index(state, action):
+    return np.int64(0)
+
+
+def observe(g, state, seat, out):
+    """The encoding's ``observe``: ``seat``'s observation of ``state`` into ``out`` (float32)."""
+    _python_call("observe")
+
+
+@overload(observe, prefer_literal=True)
+def _observe(g, state, seat, out):
+    kernel = _encoding_kernel(g, "observe", _no_observation)
+    return lambda g, state, seat, out: kernel(state, seat, out)
+
+
+def index_of(g, state, action):
+    """The encoding's ``index_of``: the compact index of the legal engine ``action``."""
+    _python_call("index_of")
+
+
+@overload(index_of, prefer_literal=True)
+def _index_of(g, state, action):
+    kernel = _encoding_kernel(g, "index_of", _no_index)
+    return lambda g, state, action: kernel(state, action)
 
 
 # ------------------------------------------------------------------ Python side

@@ -21,6 +21,7 @@ seed): the hidden cards of the state passed in never matter.
 
 from __future__ import annotations
 
+from .guide import Guide
 from .tree import SearchResult, tree_search
 
 DEFAULT_ITERATIONS = 10000
@@ -38,7 +39,7 @@ most one node per iteration."""
 def ismcts(state, seat: int | None = None, *, iterations: int | None = None,
            time_ms: float | None = None, c: float = DEFAULT_C, final: str = "most_visits",
            playout: str = "random", objective: str = "deal", node_cap: int = DEFAULT_NODE_CAP,
-           seed: int = 0, worlds=None) -> SearchResult:
+           seed: int = 0, worlds=None, guide: Guide | None = None) -> SearchResult:
     """Search ``state`` (an engine ``State`` or its int64 array) for ``seat``.
 
     Parameters
@@ -67,6 +68,9 @@ def ismcts(state, seat: int | None = None, *, iterations: int | None = None,
     worlds : int64[k, STATE_SIZE], optional
         Worlds to draw from (uniformly, one per iteration) instead of
         determinizing: a belief's resampled worlds (:mod:`slagwerk.search.belief`).
+    guide : Guide, optional
+        A network guiding the search (:mod:`slagwerk.search.guide`); without
+        one the search is unguided.
 
     :raises SearchError: for a bad parameter, or if nobody (or another seat) is to move.
     """
@@ -75,4 +79,5 @@ def ismcts(state, seat: int | None = None, *, iterations: int | None = None,
     return tree_search(
         state, seat, True, iterations=iterations, time_ms=time_ms, c=c, final=final,
         playout=playout, objective=objective, node_cap=node_cap, seed=seed, worlds=worlds,
+        guide=guide,
     )

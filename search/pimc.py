@@ -31,6 +31,7 @@ from ..engine.common import copy_into
 from ..engine.registry import kernels_by_id
 from ..engine.state import GAME, MAX_SEATS, TO_MOVE
 from .deadline import CHECK_MASK, deadline_after, expired, interruptible
+from .guide import Guide, kernel_arguments
 from .ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP
 from .tree import (
     ACTION,
@@ -48,6 +49,7 @@ from .tree import (
     Tree,
     check_budget,
     check_c,
+    check_guide,
     check_position,
     choose,
     lookup,
@@ -103,7 +105,7 @@ def _flat_world(g, world, iterations, policy, objective, rng, root_actions, n_ro
 @njit(cache=True)
 def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, objective, rng,
                 nodes, values, meta, root_actions, n_root, visit_sums, mean_sums, worlds_tried,
-                deadline, stop, pool):
+                deadline, stop, pool, guide, net, prior_weight, temperature, priors):
     """Search ``worlds`` determinizations of ``root`` for ``seat`` and add up the results.
 
     Parameters
@@ -132,6 +134,8 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
         With ``k > 0``, each world is one of these picked uniformly (a belief's
         resampled worlds, :mod:`slagwerk.search.belief`) instead of a
         ``determinize`` of ``root``.
+    guide, net, prior_weight, temperature, priors
+        A guiding network for UCT (see :func:`slagwerk.search.tree.run_iterations_in`).
 
     Returns
     -------
@@ -158,7 +162,8 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
         else:
             reset_tree(nodes, values, meta)
             iterations += run_iterations(g, world, seat, 0, iterations_per_world, c, policy, objective,
-                                         rng, nodes, values, meta, deadline, stop)
+                                         rng, nodes, values, meta, deadline, stop, guide, net, prior_weight,
+                                         temperature, priors)
             for i in range(n_root):
                 world_visits[i] = 0
                 world_values[i] = 0.0
@@ -181,7 +186,7 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
          iterations_per_world: int = DEFAULT_ITERATIONS_PER_WORLD, time_ms: float | None = None,
          flat: bool = False, c: float = DEFAULT_C, final: str = "best_mean", playout: str = "random",
          objective: str = "deal", node_cap: int = DEFAULT_NODE_CAP, seed: int = 0,
-         worlds_from=None) -> SearchResult:
+         worlds_from=None, guide: Guide | None = None) -> SearchResult:
     """Determinized search of ``state`` (a ``State`` or its int64 array) for ``seat``.
 
     The budget is ``worlds`` determinizations (default 40) or ``time_ms``
@@ -194,6 +199,8 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
     mean over worlds of each action's per-world mean reward. ``worlds_from``
     (int64[k, STATE_SIZE], optional) are the worlds to pick from instead of
     determinizing (a belief's resampled worlds, :mod:`slagwerk.search.belief`).
+    ``guide`` is a network guiding each world's UCT (:mod:`slagwerk.search.guide`;
+    not with ``flat``).
 
     :raises SearchError: for a bad parameter, or if nobody (or another seat) is to move.
     """
@@ -209,7 +216,11 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
     c = check_c(c)
     if isinstance(node_cap, bool) or not isinstance(node_cap, (int, np.integer)) or node_cap < 2:
         raise SearchError(f"node_cap must be an integer >= 2, not {node_cap!r}")
-    tree = Tree(min(int(node_cap), int(iterations_per_world) + 1))
+    if guide is not None and flat:
+        raise SearchError("a guide guides a tree: not with flat=true")
+    check_guide(guide, root, objective_code)
+    tree = Tree(min(int(node_cap), int(iterations_per_world) + 1), guided=guide is not None)
+    flags, net, prior_weight, temperature = kernel_arguments(guide)
     rng = make_rng(seed)
     game = int(root[GAME])
     kernels = kernels_by_id(game)
@@ -229,13 +240,13 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
                                  dispatch.Constant(policy), objective_code, rng, tree.nodes, tree.values,
                                  tree.meta, root_actions,
                                  n_root, visit_sums, mean_sums, worlds_tried, 0.0, np.zeros(1, np.int64),
-                                 pool)
+                                 pool, dispatch.Constant(flags), net, prior_weight, temperature, tree.priors)
     start = time.perf_counter()  # the kernel is loaded (or compiled) by now: untimed
     with interruptible() as stop:
         done, iterations_run = kernel(game, root, seat, budget, per_world, flag, c, policy, objective_code,
                                       rng, tree.nodes, tree.values, tree.meta, root_actions, n_root,
                                       visit_sums, mean_sums, worlds_tried, deadline_after(time_ms), stop,
-                                      pool)
+                                      pool, flags, net, prior_weight, temperature, tree.priors)
     seconds = time.perf_counter() - start
     means = np.where(worlds_tried > 0, mean_sums / np.maximum(worlds_tried, 1), 0.0)
     tried = worlds_tried > 0

@@ -60,10 +60,20 @@ from ..engine import dispatch
 from ..engine.bits import make_rng, rand_below
 from ..engine.common import copy_into
 from ..engine.playout import POLICY_HEURISTIC, POLICY_RANDOM, playout
-from ..engine.registry import kernels_by_id
+from ..engine.registry import info_by_id, kernels_by_id, observation_module
 from ..engine.state import GAME, MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH, TO_MOVE
-from ..errors import SlagwerkError
+from ..errors import OptionError, SlagwerkError
 from .deadline import CHECK_MASK, deadline_after, expired, interruptible
+from .guide import (
+    GUIDE_LEAF,
+    GUIDE_PLAYOUT,
+    GUIDE_PRIOR,
+    Guide,
+    kernel_arguments,
+    leaf_rewards,
+    net_playout,
+    net_values,
+)
 
 
 class SearchError(SlagwerkError):
@@ -241,17 +251,52 @@ def _ucb_child(nodes, values, child_of, n, c):
 
 
 @njit(cache=True)
+def _biased_child(nodes, values, priors, child_of, n, c, weight):
+    """:func:`_ucb_child` with a progressive bias: ``weight * prior / (visits + 1)`` added."""
+    best = NO_NODE
+    best_score = -np.inf
+    for i in range(n):
+        child = child_of[i]
+        visits = nodes[child, VISITS]
+        inverse_visits = 1.0 / visits
+        explore = c * np.sqrt(_log_count(nodes[child, AVAILABLE]) * inverse_visits)
+        score = values[child] * inverse_visits + explore + weight * priors[child] / (visits + 1.0)
+        if score > best_score:
+            best_score = score
+            best = child
+    return best
+
+
+@njit(cache=True)
+def _prior_choice(scores, m, child_of, temperature):
+    """The untried choice (``child_of[i] == NO_NODE``) with the highest network value, and
+    its probability under ``softmax(scores[:m] / temperature)``."""
+    top = -np.inf
+    pick = -1
+    for i in range(m):
+        top = max(top, scores[i])
+        if child_of[i] == NO_NODE and (pick < 0 or scores[i] > scores[pick]):
+            pick = i
+    total = 0.0
+    for i in range(m):
+        total += np.exp((scores[i] - top) / temperature)
+    return pick, np.exp((scores[pick] - top) / temperature) / total
+
+
+@njit(cache=True)
 def run_iterations(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
-                   nodes, values, meta, deadline, stop):
+                   nodes, values, meta, deadline, stop, guide, net, prior_weight, temperature, priors):
     """:func:`run_iterations_in` with every world drawn by the game's ``determinize``."""
     no_worlds = np.empty((0, root.shape[0]), np.int64)
     return run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
-                             nodes, values, meta, deadline, stop, no_worlds)
+                             nodes, values, meta, deadline, stop, no_worlds, guide, net, prior_weight,
+                             temperature, priors)
 
 
 @njit(cache=True)
 def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
-                      nodes, values, meta, deadline, stop, worlds):
+                      nodes, values, meta, deadline, stop, worlds, guide, net, prior_weight, temperature,
+                      priors):
     """Run up to ``iterations`` more MCTS iterations from ``root`` into the tree (in
     place), stopping early at ``deadline`` or when ``stop[0]`` is raised
     (:mod:`slagwerk.search.deadline`; at least one iteration runs).
@@ -283,6 +328,15 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
         With ``k > 0`` and ``determinize_each``, each iteration starts from one of
         these worlds picked uniformly (a belief's resampled worlds,
         :mod:`slagwerk.search.belief`) instead of a fresh ``determinize``.
+    guide : int
+        ``GUIDE_*`` flags of :mod:`slagwerk.search.guide` (0: no network; the
+        search is then what it was before guides existed, draw for draw).
+    net : tuple of float32 arrays
+        The guiding network's weights (unread without a guide).
+    prior_weight, temperature : float
+        The progressive bias's weight and the prior's softmax temperature.
+    priors : float64[cap]
+        Each node's prior (written when a guided search creates the node).
 
     Returns
     -------
@@ -300,6 +354,10 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
     path = np.empty(MAX_PATH, np.int64)
     may_hide = determinize_each != 0 and dispatch.hides_actions(g)
     n_worlds = worlds.shape[0]
+    guided = guide != 0
+    x = np.zeros(net[0].shape[0] if guided else 1, np.float32)
+    q = np.zeros(net[5].shape[0] if guided else 1, np.float32)
+    scores = np.empty(dispatch.max_actions(g), np.float64)
     done = 0
     while done < iterations:
         if done > 0 and (done & CHECK_MASK) == 0 and expired(deadline, stop):
@@ -327,13 +385,23 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
             choices = distinct if hidden else actions
             untried = _match_children(nodes, node, choices, m, child_of)
             if untried > 0:
-                if meta[META_NODES] < cap and depth + 1 < MAX_PATH:
+                if meta[META_NODES] < cap and depth + 1 < MAX_PATH and (guide & GUIDE_PRIOR) and not hidden:
+                    net_values(g, state, choices, m, net, x, q, scores)
+                    i, prior = _prior_choice(scores, m, child_of, temperature)
+                    node = _add_child(nodes, values, meta, node, choices[i], state[TO_MOVE])
+                    priors[node] = prior
+                    dispatch.apply_action(g, state, choices[i])
+                    depth += 1
+                    path[depth] = node
+                elif meta[META_NODES] < cap and depth + 1 < MAX_PATH:
                     k = rand_below(rng, untried)
                     for i in range(m):
                         if child_of[i] == NO_NODE:
                             if k == 0:
                                 key = choices[i]
                                 node = _add_child(nodes, values, meta, node, key, state[TO_MOVE])
+                                if guided:
+                                    priors[node] = 0.0
                                 action = _action_with_key(actions, keys, n, key, rng) if hidden else key
                                 dispatch.apply_action(g, state, action)
                                 depth += 1
@@ -343,12 +411,20 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
                 break
             if depth + 1 >= MAX_PATH:
                 break
-            node = _ucb_child(nodes, values, child_of, m, c)
+            if guide & GUIDE_PRIOR:
+                node = _biased_child(nodes, values, priors, child_of, m, c, prior_weight)
+            else:
+                node = _ucb_child(nodes, values, child_of, m, c)
             key = nodes[node, ACTION]
             dispatch.apply_action(g, state, _action_with_key(actions, keys, n, key, rng) if hidden else key)
             depth += 1
             path[depth] = node
-        simulate(g, state, objective, policy, rng, actions, deal_buffer, rewards)
+        if guide & GUIDE_LEAF:
+            leaf_rewards(g, state, net, x, q, actions, scores, rewards)
+        else:
+            if guide & GUIDE_PLAYOUT:
+                net_playout(g, state, net, x, q, actions, scores)
+            simulate(g, state, objective, policy, rng, actions, deal_buffer, rewards)
         nodes[ROOT, VISITS] += 1
         for d in range(1, depth + 1):
             node = path[d]
@@ -397,12 +473,15 @@ class Tree:
     64016
     """
 
-    def __init__(self, cap: int):
+    def __init__(self, cap: int, guided: bool = False):
         if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < 2:
             raise SearchError(f"a tree needs room for at least 2 nodes, not {cap!r}")
         self.nodes = np.zeros((int(cap), NODE_FIELDS), dtype=np.int64)
         self.values = np.zeros(int(cap), dtype=np.float64)
         self.meta = np.zeros(META_SIZE, dtype=np.int64)
+        # Each node's prior, kept only by a guided search (search/guide.py).
+        self.guided = guided
+        self.priors = np.zeros(int(cap) if guided else 1, dtype=np.float64)
         reset_tree(self.nodes, self.values, self.meta)
 
     @property
@@ -417,7 +496,8 @@ class Tree:
     @property
     def memory_bytes(self) -> int:
         """Bytes held by the tree's arrays (fixed at allocation)."""
-        return self.nodes.nbytes + self.values.nbytes + self.meta.nbytes
+        priors = self.priors.nbytes if self.guided else 0
+        return self.nodes.nbytes + self.values.nbytes + self.meta.nbytes + priors
 
     def reset(self) -> None:
         reset_tree(self.nodes, self.values, self.meta)
@@ -512,11 +592,12 @@ def state_array(state) -> np.ndarray:
 
 
 def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, final, playout,
-                objective, node_cap, seed, worlds=None) -> SearchResult:
+                objective, node_cap, seed, worlds=None, guide: Guide | None = None) -> SearchResult:
     """Run :func:`run_iterations_in` on ``state`` under a budget; the common driver of
     SO-ISMCTS (``determinize_each``) and UCT on a fixed world (not). ``worlds``
     (int64[k, STATE_SIZE], optional) are the worlds ISMCTS draws from instead of
-    determinizing (a belief's, :mod:`slagwerk.search.belief`)."""
+    determinizing (a belief's, :mod:`slagwerk.search.belief`); ``guide`` a network
+    that guides the search (:mod:`slagwerk.search.guide`)."""
     root = state_array(state)
     seat = check_position(root, seat)
     check_budget(iterations, time_ms)
@@ -528,9 +609,11 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
         raise SearchError(f"node_cap must be an integer >= 2, not {node_cap!r}")
     # An iteration adds at most one node, so a fixed budget never needs more.
     cap = int(node_cap) if iterations is None else min(int(node_cap), int(iterations) + 1)
-    tree = Tree(cap)
+    check_guide(guide, root, objective_code)
+    tree = Tree(cap, guided=guide is not None)
     rng = make_rng(seed)
     flag = 1 if determinize_each else 0
+    flags, net, prior_weight, temperature = kernel_arguments(guide)
     root = np.ascontiguousarray(root)
 
     game = int(root[GAME])
@@ -538,11 +621,13 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
     pool = np.empty((0, root.shape[0]), np.int64) if worlds is None else np.ascontiguousarray(worlds)
     kernel = dispatch.specialize(run_iterations_in, game, root, seat, flag, budget, c,
                                  dispatch.Constant(policy), objective_code, rng, tree.nodes, tree.values,
-                                 tree.meta, 0.0, np.zeros(1, np.int64), pool)
+                                 tree.meta, 0.0, np.zeros(1, np.int64), pool, dispatch.Constant(flags), net,
+                                 prior_weight, temperature, tree.priors)
     start = time.perf_counter()  # the kernel is loaded (or compiled) by now: untimed
     with interruptible() as stop:
         done = kernel(game, root, seat, flag, budget, c, policy, objective_code, rng, tree.nodes,
-                      tree.values, tree.meta, deadline_after(time_ms), stop, pool)
+                      tree.values, tree.meta, deadline_after(time_ms), stop, pool, flags, net, prior_weight,
+                      temperature, tree.priors)
     seconds = time.perf_counter() - start
     actions, visits, values, _ = tree.root_statistics(kernels_by_id(game).MAX_ACTIONS)
     return SearchResult(
@@ -562,3 +647,28 @@ def check_c(c) -> float:
     if isinstance(c, bool) or not isinstance(c, (int, float, np.number)) or not 0 <= float(c) < np.inf:
         raise SearchError(f"the exploration constant c must be a number >= 0, not {c!r}")
     return float(c)
+
+
+def unguided() -> tuple:
+    """The guide arguments of :func:`run_iterations` for a search without a guide."""
+    flags, net, prior_weight, temperature = kernel_arguments(None)
+    return dispatch.Constant(flags), net, prior_weight, temperature, np.zeros(1, np.float64)
+
+
+def check_guide(guide: Guide | None, root: np.ndarray, objective: int) -> None:
+    """:class:`SearchError` unless ``guide`` (if any) fits the game of ``root`` and ``objective``."""
+    if guide is None:
+        return
+    try:
+        encoding = observation_module(info_by_id(int(root[GAME])).name)
+    except OptionError as err:
+        raise SearchError(f"no network can guide this game's search: {err}") from None
+    w1, w3 = guide.weights[0], guide.weights[4]
+    if w1.shape[0] != encoding.OBSERVATION_SIZE or w3.shape[1] != encoding.NUM_ACTIONS:
+        raise SearchError(f"the guiding network reads {w1.shape[0]} inputs and gives {w3.shape[1]} values; "
+                          f"this game's encoding has {encoding.OBSERVATION_SIZE} and {encoding.NUM_ACTIONS}")
+    if guide.leaf and objective != OBJECTIVE_DEAL:
+        raise SearchError("a network values the deal (leaf=net): use objective=deal, or leaf=playout")
+    if not (guide.temperature > 0 and guide.prior >= 0):
+        raise SearchError(f"the prior needs a temperature > 0 and a weight >= 0, not {guide.temperature!r} "
+                          f"and {guide.prior!r}")

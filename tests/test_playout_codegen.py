@@ -84,4 +84,6 @@ def test_searches_compile_their_playout_policy_as_a_constant(compile_constants, 
     state = make_game("coins").new_match(seed=3)
     ismcts(state, iterations=8, playout=playout_name, seed=1)
     pimc(state, worlds=2, iterations_per_world=4, playout=playout_name, seed=1)
-    assert compile_constants == [("run_iterations_in", policy), ("pimc_worlds", policy)]
+    no_guide = 0  # search/guide.py's GUIDE_NONE, a constant too
+    assert compile_constants == [("run_iterations_in", policy), ("run_iterations_in", no_guide),
+                                 ("pimc_worlds", policy), ("pimc_worlds", no_guide)]

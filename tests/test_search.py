@@ -20,13 +20,14 @@ from slagwerk.errors import InvalidViewError, SpecError
 from slagwerk.search import tree as T
 from slagwerk.search.ismcts import ismcts
 from slagwerk.search.pimc import pimc, uct
-from slagwerk.search.tree import SearchError, Tree, run_iterations
+from slagwerk.search.tree import SearchError, Tree, run_iterations, unguided
 
 
 def iterate(state, *args):
     """run_iterations compiled for ``state``'s game."""
     no_stop = np.zeros(1, np.int64)
-    return dispatch.call(run_iterations, state.game.game_id, state.array, *args, math.inf, no_stop)
+    return dispatch.call(run_iterations, state.game.game_id, state.array, *args, math.inf, no_stop,
+                         *unguided())
 
 
 def random_position(game, seed: int, max_steps: int = 40):

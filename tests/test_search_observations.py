@@ -18,13 +18,24 @@ from slagwerk.engine.bits import make_rng, popcount
 from slagwerk.engine.kozel import kernels as K
 from slagwerk.engine.playout import POLICY_RANDOM
 from slagwerk.engine.state import OBJECTIVE_DEAL, PHASE_PLAY
-from slagwerk.search.tree import ACTION, FIRST_CHILD, MOVER, NEXT_SIBLING, NO_NODE, ROOT, Tree, run_iterations
+from slagwerk.search.tree import (
+    ACTION,
+    FIRST_CHILD,
+    MOVER,
+    NEXT_SIBLING,
+    NO_NODE,
+    ROOT,
+    Tree,
+    run_iterations,
+    unguided,
+)
 
 
 def iterate(state, *args):
     """run_iterations compiled for ``state``'s game."""
     no_stop = np.zeros(1, np.int64)
-    return dispatch.call(run_iterations, state.game.game_id, state.array, *args, math.inf, no_stop)
+    return dispatch.call(run_iterations, state.game.game_id, state.array, *args, math.inf, no_stop,
+                         *unguided())
 
 
 def kozel_lead(seed: int):

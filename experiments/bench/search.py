@@ -162,6 +162,47 @@ def net_rows(game_names=None, seconds: float = 2.0, rounds: int = 3) -> list[dic
     return rows
 
 
+GUIDED_VARIANTS = {"prior+leaf": {}, "leaf": {"prior": 0.0}, "prior": {"leaf": False},
+                   "playout": {"prior": 0.0, "leaf": False, "playout": True}}
+"""The guided searches timed by :func:`guided_rows`: the default guide, and each part alone."""
+
+
+def guided_rows(game_names=None, seconds: float = 2.0, rounds: int = 3) -> list[dict]:
+    """Per game, the cost of one iteration of ISMCTS guided by a network (the default size,
+    untrained weights: the cost is the same) in each of :data:`GUIDED_VARIANTS`, as a ratio to
+    an unguided ISMCTS iteration timed in the same run, from the first card decision of a deal."""
+    from ...agents.model import Model
+    from ...search.guide import Guide
+
+    rows = []
+    iterations = NET_REFERENCE_ITERATIONS
+    share = seconds / ((len(GUIDED_VARIANTS) + 1) * rounds)
+    for name in game_names or GAME_NAMES:
+        state, _ = first_card_decision(name)
+        weights = Model.initial(state.game, seed=BENCH_SEED).weights
+        guides = {"none": None} | {label: Guide(weights, **switches)
+                                   for label, switches in GUIDED_VARIANTS.items()}
+        best = dict.fromkeys(guides, 0.0)
+        for guide in guides.values():
+            ismcts(state, iterations=2, seed=0, guide=guide)  # compiled or loaded before timing
+        for _ in range(rounds):
+            for label, guide in guides.items():
+                def searches(n, guide=guide, state=state):
+                    for k in range(n):
+                        ismcts(state, iterations=iterations, seed=k, guide=guide)
+
+                best[label] = max(best[label], timed_rate(searches, share) * iterations)
+        for label in GUIDED_VARIANTS:
+            rows.append({
+                "game": name, "benchmark": f"guided_ismcts_iteration_{label}", "implementation": "numba",
+                "per_second": round(best[label], 1), "ms": round(1000.0 / best[label], 4),
+                "ratio_to_unguided_iteration": round(best["none"] / best[label], 1),
+                "note": f"ISMCTS({iterations}) with guide=net; hidden layers 256 and 256; the ratio: one "
+                        f"guided iteration costs this many unguided ones",
+            })
+    return rows
+
+
 DEADLINE_MS = 100.0
 DEADLINE_RUNS = 5
 

@@ -220,6 +220,7 @@ def run_bench(games=None, seconds: float = 2.0, startup: bool = False, search: b
         rows += search_bench.ismcts_rows(games, seconds)
         rows += search_bench.deadline_rows(games)
         rows += search_bench.net_rows(games, seconds)
+        rows += search_bench.guided_rows(games, seconds)
         from .belief import belief_rows
 
         rows += belief_rows(games, seconds)

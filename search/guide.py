@@ -1,0 +1,136 @@
+"""Search guided by a learned network (``ismcts:guide=net``, ``pimc:guide=net``).
+
+A network of :mod:`slagwerk.search.network` gives, from the observation of
+the seat to move, a value for each of its actions: the return it expects
+for that seat, ``2 * reward - 1`` (trained by ``slagwerk train``). The tree
+search of :mod:`slagwerk.search.tree` uses it in three places, each
+switched on its own so that what each gains can be measured:
+
+- **prior** (:data:`GUIDE_PRIOR`): when a node grows a child, the untried
+  action the network values most is tried first, and the child keeps its
+  probability under ``softmax(value / temperature)`` over the node's legal
+  actions; selection adds a progressive bias, ``weight * prior / (visits +
+  1)``, to UCB1 (Chaslot et al. 2008), which fades as the child is visited;
+- **leaf** (:data:`GUIDE_LEAF`): instead of a playout to the end of the
+  deal, the network plays on greedily only until every seat has been to
+  move once, and each seat's reward is the network's value of its best
+  action at its first turn (read from that seat's own observation). A deal
+  that ends sooner gives its true rewards;
+- **playout** (:data:`GUIDE_PLAYOUT`): playouts are played by the network
+  greedily to the end of the deal (then, for the match objective, by the
+  search's playout policy).
+
+Each evaluation reads one seat's observation of the world being searched: a
+determinization (ISMCTS, PIMC) holds only cards the searching seat cannot
+tell from the real ones, so the guide sees no hidden card of the real deal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..engine import dispatch
+from ..engine.state import N_PLAYERS, OBJECTIVE_DEAL, TO_MOVE
+from .network import forward
+
+GUIDE_NONE = 0
+GUIDE_PRIOR = 1
+GUIDE_LEAF = 2
+GUIDE_PLAYOUT = 4
+
+DEFAULT_PRIOR_WEIGHT = 1.0
+DEFAULT_TEMPERATURE = 0.1
+"""Of the softmax over the network's values (which lie in [-1, 1])."""
+
+NO_NET = (np.zeros((1, 1), np.float32), np.zeros(1, np.float32), np.zeros((1, 1), np.float32),
+          np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros(1, np.float32))
+"""The weights passed to a search without a guide (never read)."""
+
+
+@dataclass(frozen=True)
+class Guide:
+    """A network and the parts of the search it guides (see the module doc).
+
+    ``weights`` are the network's ``(w1, b1, w2, b2, w3, b3)`` (float32),
+    ``prior`` the weight of the progressive bias (0: no prior), ``leaf`` and
+    ``playout`` whether the network values leaves and plays the playouts.
+    """
+
+    weights: tuple
+    prior: float = DEFAULT_PRIOR_WEIGHT
+    temperature: float = DEFAULT_TEMPERATURE
+    leaf: bool = True
+    playout: bool = False
+
+    @property
+    def flags(self) -> int:
+        return ((GUIDE_PRIOR if self.prior > 0 else 0) | (GUIDE_LEAF if self.leaf else 0)
+                | (GUIDE_PLAYOUT if self.playout else 0))
+
+
+def kernel_arguments(guide: Guide | None) -> tuple:
+    """``(flags, weights, prior weight, temperature)`` for the tree kernel."""
+    if guide is None:
+        return GUIDE_NONE, NO_NET, 0.0, DEFAULT_TEMPERATURE
+    return guide.flags, tuple(guide.weights), float(guide.prior), float(guide.temperature)
+
+
+@njit(cache=True)
+def reward_of(value):
+    """The reward in [0, 1] that a network value (``2 * reward - 1``) stands for."""
+    return min(max((value + 1.0) * 0.5, 0.0), 1.0)
+
+
+@njit(cache=True)
+def net_values(g, state, actions, n, net, x, q, out):
+    """The network's values of ``actions[:n]`` (legal in ``state``) for the seat to move,
+    into ``out``; ``x`` and ``q`` are buffers for the observation and the network's output."""
+    dispatch.observe(g, state, state[TO_MOVE], x)
+    forward(x, net[0], net[1], net[2], net[3], net[4], net[5], q)
+    for i in range(n):
+        out[i] = q[dispatch.index_of(g, state, actions[i])]
+
+
+@njit(cache=True)
+def greedy_index(values, n):
+    """The index of the highest of ``values[:n]`` (the first on ties)."""
+    best = 0
+    for i in range(1, n):
+        if values[i] > values[best]:
+            best = i
+    return best
+
+
+@njit(cache=True)
+def leaf_rewards(g, state, net, x, q, actions, scores, rewards):
+    """Every seat's reward at a leaf (see the module doc), into ``rewards``; plays ``state`` on."""
+    everyone = (1 << state[N_PLAYERS]) - 1
+    valued = 0
+    while True:
+        n = dispatch.legal_actions(g, state, actions)
+        if n == 0:  # the deal ended first: its true rewards
+            dispatch.returns(g, state, OBJECTIVE_DEAL, rewards)
+            return
+        mover = state[TO_MOVE]
+        net_values(g, state, actions, n, net, x, q, scores)
+        best = greedy_index(scores, n)
+        if not (valued >> mover) & 1:
+            rewards[mover] = reward_of(scores[best])
+            valued |= 1 << mover
+            if valued == everyone:
+                return
+        dispatch.apply_action(g, state, actions[best])
+
+
+@njit(cache=True)
+def net_playout(g, state, net, x, q, actions, scores):
+    """Play the current deal of ``state`` to its end with the network's greedy choices (in place)."""
+    while True:
+        n = dispatch.legal_actions(g, state, actions)
+        if n == 0:
+            return
+        net_values(g, state, actions, n, net, x, q, scores)
+        dispatch.apply_action(g, state, actions[greedy_index(scores, n)])
