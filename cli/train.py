@@ -51,8 +51,9 @@ def run(args) -> int:
     from ..experiments.training.run import default_folder, run_training
 
     require_torch()  # said before anything else happens
+    quiet = args.quiet or args.json
     common = dict(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
-                  on_round=None if args.quiet or args.json else _say_round)
+                  on_round=None if quiet else _say_round, on_curve=None if quiet else _say_curve)
     folder = None
     try:
         if args.resume:
@@ -83,6 +84,8 @@ def run(args) -> int:
     else:
         print(f"model: {result.model_path}{f' (and {args.out})' if args.out else ''}; play it with "
               f"net:model={args.out or result.model_path}", file=sys.stderr)
+        if result.curve:
+            print(_curve_text(result), file=sys.stderr)
     return 0
 
 
@@ -99,3 +102,20 @@ def _say_round(line: dict) -> None:
     print(f"round {line['round'] + 1}: {line['deals']} deals, {line['samples']} decisions, loss "
           f"{line['loss']:.4f}, mean return {line['mean_return']:+.3f}, "
           f"{line['total_seconds'] / 60:.1f} min in all", file=sys.stderr, flush=True)
+
+
+def _say_curve(config) -> None:
+    print(f"learning curve: rating up to {config.curve_points} snapshots against "
+          f"{', '.join(config.curve_opponents)} on {config.curve_groups} duplicate groups (seed "
+          f"{config.seed})", file=sys.stderr, flush=True)
+
+
+def _curve_text(result) -> str:
+    from ..experiments.training.curve import CURVE_CSV, CURVE_PNG
+
+    lines = [f"learning curve ({result.folder / CURVE_CSV}, {result.folder / CURVE_PNG}):"]
+    for row in result.curve:
+        when = f"after {row['deals']} deals" if row["rounds"] is not None else "(opponent)"
+        lines.append(f"  {row['entry']:<24} {row['rating']:7.1f} [{row['ci_low']:.1f}, {row['ci_high']:.1f}] "
+                     f"{when}")
+    return "\n".join(lines)

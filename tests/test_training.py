@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 
 import numpy as np
@@ -17,7 +18,9 @@ from slagwerk.engine import GAME_NAMES, make_game  # noqa: E402
 from slagwerk.experiments.training.config import TrainConfig  # noqa: E402
 from slagwerk.experiments.training.run import run_training  # noqa: E402
 
-SMALL = dict(deals=6, chunk=3, hidden=(8, 8), batch_size=32)
+SMALL = dict(deals=6, chunk=3, hidden=(8, 8), batch_size=32, curve_points=0)
+CURVE = dict(snapshot_every=1, curve_points=2, curve_groups=3)
+"""A learning curve of the two snapshots of a two-round run, rated on three groups."""
 
 
 def _config(game="coins", **changes):
@@ -26,9 +29,16 @@ def _config(game="coins", **changes):
 
 @pytest.mark.parametrize("game_name", GAME_NAMES)
 def test_a_short_run_writes_its_folder_and_its_model_plays_a_legal_match(tmp_path, game_name):
-    result = run_training(_config(game_name, rounds=2), tmp_path / "run")
+    result = run_training(_config(game_name, rounds=2, **CURVE), tmp_path / "run")
     names = sorted(p.name for p in (tmp_path / "run").iterdir())
-    assert names == ["checkpoint.pt", "config.json", "model.npz", "training.jsonl"]
+    assert names == ["checkpoint.pt", "config.json", "curve", "curve.csv", "curve.png", "model.npz",
+                     "snapshots", "training.jsonl"]
+    rows = list(csv.DictReader((tmp_path / "run" / "curve.csv").open()))
+    assert [(row["entry"], row["rounds"], row["deals"]) for row in rows] == [
+        ("round-1", "1", "6"), ("round-2", "2", "12"), ("heuristic", "", "")]
+    assert all(float(row["ci_low"]) <= float(row["rating"]) <= float(row["ci_high"]) for row in rows)
+    assert [(row["entry"], row["rating"]) for row in result.curve] == [
+        (row["entry"], float(row["rating"])) for row in rows]
     lines = [json.loads(line) for line in (tmp_path / "run" / "training.jsonl").read_text().splitlines()]
     assert [line["round"] for line in lines] == [0, 1] and all(line["deals"] == 6 for line in lines)
     game = make_game(game_name)
@@ -87,3 +97,32 @@ def test_training_without_pytorch_is_one_line(monkeypatch, tmp_path, capsys):
     assert err.strip() == ("error: training needs PyTorch, which is not installed: pip install "
                            "'slagwerk[train]' (the CPU build is enough)")
     assert not (tmp_path / "run").exists()
+
+
+def test_the_curve_rates_evenly_spread_snapshots_and_a_new_run_forgets_the_old_ones(tmp_path):
+    from slagwerk.experiments.training.curve import chosen, snapshot_rounds
+
+    assert chosen(list(range(1, 11)), 3) == [4, 7, 10] and chosen([5], 3) == [5]
+    run_training(_config(rounds=4, snapshot_every=2), tmp_path / "run")
+    assert snapshot_rounds(tmp_path / "run", 4) == [2, 4]
+    assert snapshot_rounds(tmp_path / "run", 3) == [2]  # one beyond the rounds kept: a stopped round's
+    run_training(_config(rounds=1, snapshot_every=2), tmp_path / "run", force=True)
+    assert snapshot_rounds(tmp_path / "run", 10) == []
+
+
+def test_a_run_stopped_in_its_curve_resumes_the_curve(tmp_path, monkeypatch):
+    from slagwerk.experiments.training import run as run_module
+
+    real = run_module.rate_snapshots
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_module, "rate_snapshots", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        run_training(_config(rounds=2, **CURVE), tmp_path / "run")
+    assert not (tmp_path / "run" / "curve.csv").exists()
+    monkeypatch.setattr(run_module, "rate_snapshots", real)
+    result = run_training(None, tmp_path / "run", resume=True)
+    assert [row["entry"] for row in result.curve] == ["round-1", "round-2", "heuristic"]
+    assert len(result.rounds) == 2

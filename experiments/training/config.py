@@ -9,6 +9,7 @@ from pydantic import Field
 
 from ...engine.seeds import MAX_SEED, SEED_RANGE
 from ...settings import Settings, setting
+from ..harness.config import Spec
 from ..harness.defaults import VERSION_KEY
 
 MAX_ROUNDS = 1_000_000
@@ -49,6 +50,15 @@ class TrainConfig(Settings):
     learning_rate: float = setting(1e-3, "Adam's learning rate", gt=0, le=1)
     batch_size: int = setting(256, "samples per update", ge=1, le=1_000_000)
     epochs: int = setting(1, "passes over a round's samples", ge=1, le=100)
+    snapshot_every: int = setting(25, "keep the network every this many rounds (snapshots/, for the "
+                                  "learning curve)", ge=1, le=MAX_ROUNDS)
+    curve_points: int = setting(8, "snapshots rated for the learning curve when the training ends "
+                                "(evenly spread, always the last); 0: no curve", ge=0, le=50)
+    curve_groups: int = setting(400, "duplicate groups of the learning curve's tournament", ge=1,
+                                le=100_000)
+    curve_opponents: tuple[Spec, ...] = setting(
+        ("heuristic",), "fixed opponents of the learning curve's tournament (agent specs)",
+        metavar="SPEC", min_length=1, max_length=8)
 
     def stops_after(self) -> tuple[int | None, float | None]:
         """``(rounds, seconds)``: the run ends at the first of them (60 minutes by default)."""

@@ -8,6 +8,10 @@ Layout::
     checkpoint.pt     the network and its optimiser after the last finished round, with
                       every round's line (PyTorch's format; written whole or not at all)
     model.npz         the network after the last finished round (``net:model=...``)
+    snapshots/        the network every ``snapshot_every`` rounds (round-000050.npz, ...)
+    curve/            the learning curve's tournament (a tournament folder), when the training ends
+    curve.csv         the learning curve: each rated snapshot's and opponent's Elo with its interval
+    curve.png         the same as a figure
 
 A run killed at any moment resumes from its checkpoint: the rounds after it are played
 again from their own seeds, so nothing is lost or counted twice, and the log is
@@ -18,6 +22,7 @@ written, by a round the checkpoint does not hold, is dropped with it).
 from __future__ import annotations
 
 from ..harness.results import ExperimentFolder
+from .curve import CURVE_CSV, CURVE_PNG
 
 TRAINING_LOG = "training.jsonl"
 CHECKPOINT = "checkpoint.pt"
@@ -29,4 +34,4 @@ class TrainingFolder(ExperimentFolder):
 
     LOG = TRAINING_LOG
     KIND = "training run"
-    FILES = (CHECKPOINT, MODEL)
+    FILES = (CHECKPOINT, MODEL, CURVE_CSV, CURVE_PNG)

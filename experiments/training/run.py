@@ -24,6 +24,7 @@ from ...safe_files import AppendLog, read_file, replace_file
 from ..harness.defaults import RESULTS_ROOT
 from ..harness.runner import ExperimentError, parallel_map
 from .config import TrainConfig
+from .curve import forget_snapshots, rate_snapshots, save_snapshot
 from .folder import CHECKPOINT, MODEL, TRAINING_LOG, TrainingFolder
 from .learner import Learner, require_torch
 from .selfplay import Samples, play_deals
@@ -34,11 +35,13 @@ LEARN_SEED = 0x1EA2
 
 @dataclass
 class TrainResult:
-    """A finished (or stopped) run: its folder, its settings and every round's line."""
+    """A finished run: its folder, its settings, every round's line and the learning curve's
+    rows (None without a curve)."""
 
     folder: Path
     config: TrainConfig
     rounds: list[dict]
+    curve: list[dict] | None = None
 
     @property
     def model_path(self) -> Path:
@@ -56,11 +59,13 @@ def chunks(deals: int, chunk: int) -> list[int]:
 
 def run_training(config: TrainConfig | None = None, results=None, *, resume: bool = False,
                  force: bool = False, jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
-                 on_round=None) -> TrainResult:
-    """Train (or, with ``resume``, go on training) into the folder ``results``.
+                 on_round=None, on_curve=None) -> TrainResult:
+    """Train (or, with ``resume``, go on training) into the folder ``results``, then rate its
+    snapshots for the learning curve (:mod:`.curve`).
 
-    ``on_round(line)`` is told of every finished round. Ctrl-C or a kill at any moment
-    loses at most the round in progress (see :mod:`.folder`).
+    ``on_round(line)`` is told of every finished round, ``on_curve(config)`` when the curve's
+    tournament begins (a progress bar is then shown). Ctrl-C or a kill at any moment loses at
+    most the round in progress (see :mod:`.folder`), or the curve's game in progress.
     """
     torch = require_torch()  # before anything is written
     if resume:
@@ -68,6 +73,7 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
         config = TrainConfig.load(folder.config(), folder.config_path)
     else:
         folder = TrainingFolder.create(results or default_folder(config), config.dump(), force=force)
+        forget_snapshots(folder.path)  # an earlier run's, in a folder taken with --force
     game = make_game(config.game, **config.options)
     learner = Learner(Model.initial(game, hidden=config.hidden, seed=config.seed).weights,
                       config.learning_rate, config.seed)
@@ -113,9 +119,15 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
             meta = model_meta(game, module, "dmc", rounds=len(rounds), seed=config.seed,
                               deals=sum(r["deals"] for r in rounds), seconds=round(spent, 1))
             save_model(Model(learner.weights(), meta), folder.path / MODEL)
+            if len(rounds) % config.snapshot_every == 0:
+                save_snapshot(folder.path, len(rounds), Model(learner.weights(), meta))
             log.append(json.dumps(line).encode() + b"\n")
             spent += time.perf_counter() - start - seconds  # --minutes counts the checkpoints' time too
             if on_round is not None:
                 on_round(line)
-    return TrainResult(folder.path, config, rounds)
+    if config.curve_points and on_curve is not None:
+        on_curve(config)
+    curve = rate_snapshots(folder.path, config, rounds, jobs=jobs, backend=backend, scheduler=scheduler,
+                           progress=on_curve is not None)
+    return TrainResult(folder.path, config, rounds, curve)
 
