@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
-from ..engine.encoding import ENCODING_VERSION
+from ..engine.encoding import version_of
 from ..engine.registry import observation_module as encoding_module
 from ..errors import SpecError
 from ..safe_files import replace_file
@@ -81,7 +81,7 @@ def model_meta(game, module, method: str, **trained) -> dict:
 
 def encoding_facts(module) -> dict:
     """What a model's input and output are: the encoding's version and sizes."""
-    return {"version": ENCODING_VERSION, "observation_size": int(module.OBSERVATION_SIZE),
+    return {"version": version_of(module), "observation_size": int(module.OBSERVATION_SIZE),
             "num_actions": int(module.NUM_ACTIONS), "history": False}
 
 

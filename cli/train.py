@@ -30,7 +30,9 @@ def add_parser(subparsers) -> None:
         "the network values every action; actors play deals with it, exploring now and then; "
         "each decision's value learns the return its seat got). Every round is checkpointed in "
         "the results folder (--resume continues a stopped run); model.npz there is the network "
-        "so far, which net:model=FILE plays. Needs PyTorch: pip install 'slagwerk[train]'.",
+        "so far, which net:model=FILE plays. When the training ends, its snapshots play a tournament "
+        "against fixed opponents: the learning curve (curve.csv, curve.png). Needs PyTorch: "
+        "pip install 'slagwerk[train]'.",
         epilog="example: slagwerk train coins --minutes 60 --seed 1 --jobs 2 --out coins.npz",
     )
     TrainConfig.add_flags(parser)

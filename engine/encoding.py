@@ -52,8 +52,14 @@ from .bits import ONE, ZERO, popcount
 from .state import TO_MOVE
 
 ENCODING_VERSION = 1
-"""Raised when any game's observation changes its meaning: a model trained on another
-version reads other numbers (a model file records the version it was trained on)."""
+"""The version of a game's observation, unless its module sets its own ``ENCODING_VERSION``
+(raised when the observation changes its meaning): a model trained on another version reads
+other numbers (a model file records the version it was trained on, :func:`version_of`)."""
+
+
+def version_of(module) -> int:
+    """The encoding version of the observation ``module`` (``engine/<game>/observation.py``)."""
+    return getattr(module, "ENCODING_VERSION", ENCODING_VERSION)
 
 
 def part_offsets(parts) -> dict[str, int]:

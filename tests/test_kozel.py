@@ -670,3 +670,33 @@ def test_play_command_plays_kozel(capsys, tmp_path):
     assert "trump" in printed and "final totals" in printed
     record = json.loads(out.read_text())
     assert replay(record)["outcome"] is not None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_observation_pile_points_count_the_face_up_cards_each_team_won(seed):
+    """docs/rules.md §3.6, §3.8 and docs/envs.md (Kozel): who won each face-up card is public, the
+    face-down discards are not. At a deal's end every card lies in a pile, so the face-up points
+    of the two piles and the points of the face-down discards make the deck's 120."""
+    import numpy as np
+
+    from slagwerk.engine.kozel import observation as O
+
+    game = make_game("kozel")
+    state = game.new_match(seed=seed)
+    rng = random.Random(seed)
+    seen = np.zeros(O.OBSERVATION_SIZE, np.float32)
+    while not state.deal_pending:  # the first deal, played out and scored
+        state.apply(rng.choice(list(state.legal_actions())))
+    last = state.array
+    discards = 0
+    for t in range(K.MAX_TRICKS):
+        for p in range(K.N_SEATS):
+            if last[K.PLAY_KIND + t * K.N_SEATS + p] == K.KIND_DISCARD:
+                discards += K.card_points(last[K.PLAYED + t * K.N_SEATS + p])
+    views = []
+    for seat in range(K.N_SEATS):
+        O.observe(last, seat, seen)
+        piles = seen[O.PILE_POINTS_AT:O.PILE_POINTS_AT + 2]
+        views.append(tuple(round(float(v) * K.DECK_POINTS) for v in piles))
+    assert views[0] == views[2] and views[1] == views[3] and views[0] == views[1][::-1]
+    assert sum(views[0]) + discards == K.DECK_POINTS

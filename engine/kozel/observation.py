@@ -51,6 +51,7 @@ OBSERVATION_PARTS = (
     ("question", 1),  # 1 while a molodka question is pending
     ("stock_left", 1),  # / 20
     ("team_tricks", 2),  # own team, other team / 9
+    ("pile_points", 2),  # card points of the face-up cards in each team's pile, own team first / 120
     ("totals", N),  # penalty totals / 12, by relative seat
     ("deal_points", N),  # card points of the last scored deal / 120
     ("dealer", N),  # one-hot relative seats
@@ -59,6 +60,9 @@ OBSERVATION_PARTS = (
     ("tricks_done", 1),  # / 9
 )
 OBSERVATION_SIZE = sum(size for _, size in OBSERVATION_PARTS)
+ENCODING_VERSION = 2
+"""This game's encoding version (:data:`slagwerk.engine.encoding.ENCODING_VERSION` for the others):
+2 added ``pile_points``."""
 _AT = part_offsets(OBSERVATION_PARTS)
 HAND_AT, SLOTS_AT, TRUMP_AT, FACE_UP_AT, KNOWN_AT, DISCARDS_AT = (
     _AT["hand"], _AT["hand_slots"], _AT["trump_card"], _AT["face_up"], _AT["known_in_hands"],
@@ -66,6 +70,7 @@ HAND_AT, SLOTS_AT, TRUMP_AT, FACE_UP_AT, KNOWN_AT, DISCARDS_AT = (
 TRICK_AT, WINNER_AT, SIZE_AT, MOLODKA_AT, QUESTION_AT, STOCK_AT, TEAMS_AT = (
     _AT["trick"], _AT["winning_seat"], _AT["set_size"], _AT["molodka_declared"], _AT["question"],
     _AT["stock_left"], _AT["team_tricks"])
+PILE_POINTS_AT = _AT["pile_points"]
 TOTALS_AT, POINTS_AT, DEALER_AT, LEADER_AT, MOVER_AT, TRICKS_AT = (
     _AT["totals"], _AT["deal_points"], _AT["dealer"], _AT["leader"], _AT["to_move"], _AT["tricks_done"])
 DEAL_CHOICES = ((K.DEAL_TRUMP_POSITION, K.TRUMP_FIRST_PLACE, K.TRUMP_LAST_PLACE),)
@@ -140,6 +145,11 @@ def observe(state, seat, out):
     team = seat & 1
     put_fraction(out, TEAMS_AT, state[K.TEAM_TRICKS + team], K.MAX_TRICKS)
     put_fraction(out, TEAMS_AT + 1, state[K.TEAM_TRICKS + 1 - team], K.MAX_TRICKS)
+    # Everyone saw which team won each face-up card; face-down discards in the piles stay unseen.
+    put_fraction(out, PILE_POINTS_AT, K.card_points(np.uint64(state[K.PILES + team]) & face_up),
+                 K.DECK_POINTS)
+    put_fraction(out, PILE_POINTS_AT + 1,
+                 K.card_points(np.uint64(state[K.PILES + 1 - team]) & face_up), K.DECK_POINTS)
     for s in range(N):
         r = relative_seat(s, seat, N)
         put_fraction(out, TOTALS_AT + r, state[TOTALS + s], K.LOSING_PENALTY)
