@@ -39,7 +39,7 @@ from ..search.belief import BELIEFS, DEFAULT_PARTICLES, infer
 from ..search.guide import DEFAULT_PRIOR_WEIGHT, DEFAULT_TEMPERATURE, Guide
 from ..search.ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP, ismcts
 from ..search.pimc import DEFAULT_ITERATIONS_PER_WORLD, DEFAULT_WORLDS, pimc, uct
-from ..search.tree import FINAL_CHOICES, OBJECTIVES, PLAYOUT_POLICIES, SearchResult
+from ..search.tree import FINAL_CHOICES, MAX_SOLVE_TRICKS, OBJECTIVES, PLAYOUT_POLICIES, SearchResult
 from .base import Agent, Decision, ParamSpec
 from .model import load_model
 from .net import SHIPPED, model_path
@@ -71,6 +71,8 @@ _GUIDE = {
                       "turn) or by a playout", choices=("net", "playout")),
     "playout": ParamSpec(str, "random", "playout policy (net: the guiding network's, with guide=net)",
                          choices=(*PLAYOUT_POLICIES, NET_PLAYOUT)),
+    "solve": ParamSpec(int, 0, "solve the rest of the deal exactly in each world (max-n) once at most "
+                       "this many tricks are left; 0: never", 0, MAX_SOLVE_TRICKS),
 }
 
 GAME_MODEL = -1.0
@@ -244,7 +246,8 @@ class ISMCTSAgent(_SearchAgent):
         state = self._state_to_move(view)
         worlds, belief_stats = self._belief(state, view)
         result = ismcts(state, state.to_move, seed=self.decision_seed(view), worlds=worlds, guide=self.guide,
-                        **self._budget_after("iterations", belief_stats), **self._tree_options())
+                        solve=self.config["solve"], **self._budget_after("iterations", belief_stats),
+                        **self._tree_options())
         decision = self._decision(state, state.to_move, result)
         decision.stats.update(belief_stats)
         return decision
@@ -284,7 +287,7 @@ class PIMCAgent(_SearchAgent):
         worlds, belief_stats = self._belief(state, view)
         result = pimc(state, state.to_move, seed=self.decision_seed(view), worlds_from=worlds,
                       iterations_per_world=self.config["iterations_per_world"],
-                      flat=self.config["flat"], guide=self.guide,
+                      flat=self.config["flat"], guide=self.guide, solve=self.config["solve"],
                       **self._budget_after("worlds", belief_stats), **self._tree_options())
         decision = self._decision(state, state.to_move, result)
         decision.stats.update(belief_stats)

@@ -174,6 +174,11 @@ max_actions = _constant("max_actions", lambda m: np.int64(m.MAX_ACTIONS))
 """Room for the game's legal actions (size of an ``actions`` buffer)."""
 deal_size = _constant("deal_size", lambda m: np.int64(m.DEAL_SIZE))
 """Length of the game's deal vector."""
+NO_TRICK_COUNT = 1 << 40
+tricks_per_deal = _constant("tricks_per_deal",
+                            lambda m: np.int64(getattr(m, "TRICKS_PER_DEAL", NO_TRICK_COUNT)))
+"""The most tricks a deal has (the game's ``TRICKS_PER_DEAL``; for a game without one, so many
+that no endgame is ever near)."""
 
 
 def _encoding_kernel(g, name: str, absent):

@@ -39,7 +39,7 @@ most one node per iteration."""
 def ismcts(state, seat: int | None = None, *, iterations: int | None = None,
            time_ms: float | None = None, c: float = DEFAULT_C, final: str = "most_visits",
            playout: str = "random", objective: str = "deal", node_cap: int = DEFAULT_NODE_CAP,
-           seed: int = 0, worlds=None, guide: Guide | None = None) -> SearchResult:
+           seed: int = 0, worlds=None, guide: Guide | None = None, solve: int = 0) -> SearchResult:
     """Search ``state`` (an engine ``State`` or its int64 array) for ``seat``.
 
     Parameters
@@ -71,6 +71,10 @@ def ismcts(state, seat: int | None = None, *, iterations: int | None = None,
     guide : Guide, optional
         A network guiding the search (:mod:`slagwerk.search.guide`); without
         one the search is unguided.
+    solve : int
+        Leaves with at most this many tricks left in their deal get the exact
+        max-n rewards of their world (:mod:`slagwerk.search.endgame`) instead of
+        a playout; 0 (the default): never.
 
     :raises SearchError: for a bad parameter, or if nobody (or another seat) is to move.
     """
@@ -79,5 +83,5 @@ def ismcts(state, seat: int | None = None, *, iterations: int | None = None,
     return tree_search(
         state, seat, True, iterations=iterations, time_ms=time_ms, c=c, final=final,
         playout=playout, objective=objective, node_cap=node_cap, seed=seed, worlds=worlds,
-        guide=guide,
+        guide=guide, solve=solve,
     )

@@ -31,6 +31,7 @@ from ..engine.common import copy_into
 from ..engine.registry import kernels_by_id
 from ..engine.state import GAME, MAX_SEATS, TO_MOVE
 from .deadline import CHECK_MASK, deadline_after, expired, interruptible
+from .endgame import DEFAULT_NODE_BUDGET, solve_into, tricks_left
 from .guide import Guide, kernel_arguments
 from .ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP
 from .tree import (
@@ -51,7 +52,9 @@ from .tree import (
     check_c,
     check_guide,
     check_position,
+    check_solve,
     choose,
+    endgame_arguments,
     lookup,
     reset_tree,
     run_iterations,
@@ -103,9 +106,26 @@ def _flat_world(g, world, iterations, policy, objective, rng, root_actions, n_ro
 
 
 @njit(cache=True)
+def _solve_world(g, world, seat, root_actions, n_root, world_visits, world_values, rewards, after, budget,
+                 endgame):
+    """Each root action's exact value for ``seat`` in ``world`` (one visit each); False if a
+    solve needs more than ``budget`` positions."""
+    for i in range(n_root):
+        copy_into(after, world)
+        dispatch.apply_action(g, after, root_actions[i])
+        if not solve_into(g, after, rewards, endgame[0], endgame[1], endgame[2], endgame[3], endgame[4],
+                          endgame[5], endgame[6], endgame[7], budget):
+            return False
+        world_visits[i] = 1
+        world_values[i] = rewards[seat]
+    return True
+
+
+@njit(cache=True)
 def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, objective, rng,
                 nodes, values, meta, root_actions, n_root, visit_sums, mean_sums, worlds_tried,
-                deadline, stop, pool, guide, net, prior_weight, temperature, priors):
+                deadline, stop, pool, guide, net, prior_weight, temperature, priors, solve_tricks,
+                solve_budget, endgame):
     """Search ``worlds`` determinizations of ``root`` for ``seat`` and add up the results.
 
     Parameters
@@ -136,6 +156,11 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
         ``determinize`` of ``root``.
     guide, net, prior_weight, temperature, priors
         A guiding network for UCT (see :func:`slagwerk.search.tree.run_iterations_in`).
+    solve_tricks, solve_budget, endgame
+        With ``solve_tricks > 0``, a world with at most that many tricks left in its deal is
+        solved exactly (:mod:`slagwerk.search.endgame`): each root action's value is the
+        seat's max-n reward after it, counted as one visit; a world the budget cannot
+        solve is searched as without. UCT's leaves are solved the same way.
 
     Returns
     -------
@@ -143,6 +168,8 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
         Worlds searched, and iterations run in them.
     """
     world = np.empty_like(root)
+    after = np.empty_like(root)
+    rewards = np.zeros(MAX_SEATS, np.float64)
     world_visits = np.zeros(n_root, np.int64)
     world_values = np.zeros(n_root, np.float64)
     done = 0
@@ -156,14 +183,18 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
         else:
             copy_into(world, root)
             dispatch.determinize(g, world, seat, rng)
-        if flat:
+        if solve_tricks > 0 and tricks_left(g, world) <= solve_tricks and _solve_world(
+                g, world, seat, root_actions, n_root, world_visits, world_values, rewards, after,
+                solve_budget, endgame):
+            iterations += n_root
+        elif flat:
             iterations += _flat_world(g, world, iterations_per_world, policy, objective, rng, root_actions,
                                       n_root, world_visits, world_values, deadline, stop)
         else:
             reset_tree(nodes, values, meta)
             iterations += run_iterations(g, world, seat, 0, iterations_per_world, c, policy, objective,
                                          rng, nodes, values, meta, deadline, stop, guide, net, prior_weight,
-                                         temperature, priors)
+                                         temperature, priors, solve_tricks, solve_budget, endgame)
             for i in range(n_root):
                 world_visits[i] = 0
                 world_values[i] = 0.0
@@ -186,7 +217,7 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
          iterations_per_world: int = DEFAULT_ITERATIONS_PER_WORLD, time_ms: float | None = None,
          flat: bool = False, c: float = DEFAULT_C, final: str = "best_mean", playout: str = "random",
          objective: str = "deal", node_cap: int = DEFAULT_NODE_CAP, seed: int = 0,
-         worlds_from=None, guide: Guide | None = None) -> SearchResult:
+         worlds_from=None, guide: Guide | None = None, solve: int = 0) -> SearchResult:
     """Determinized search of ``state`` (a ``State`` or its int64 array) for ``seat``.
 
     The budget is ``worlds`` determinizations (default 40) or ``time_ms``
@@ -200,7 +231,8 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
     (int64[k, STATE_SIZE], optional) are the worlds to pick from instead of
     determinizing (a belief's resampled worlds, :mod:`slagwerk.search.belief`).
     ``guide`` is a network guiding each world's UCT (:mod:`slagwerk.search.guide`;
-    not with ``flat``).
+    not with ``flat``). With ``solve`` (tricks), a world with at most that many tricks
+    left is solved exactly instead (:mod:`slagwerk.search.endgame`).
 
     :raises SearchError: for a bad parameter, or if nobody (or another seat) is to move.
     """
@@ -221,6 +253,8 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
     check_guide(guide, root, objective_code)
     tree = Tree(min(int(node_cap), int(iterations_per_world) + 1), guided=guide is not None)
     flags, net, prior_weight, temperature = kernel_arguments(guide)
+    solve = check_solve(solve, objective_code)
+    endgame = endgame_arguments(root, solve)
     rng = make_rng(seed)
     game = int(root[GAME])
     kernels = kernels_by_id(game)
@@ -240,13 +274,15 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
                                  dispatch.Constant(policy), objective_code, rng, tree.nodes, tree.values,
                                  tree.meta, root_actions,
                                  n_root, visit_sums, mean_sums, worlds_tried, 0.0, np.zeros(1, np.int64),
-                                 pool, dispatch.Constant(flags), net, prior_weight, temperature, tree.priors)
+                                 pool, dispatch.Constant(flags), net, prior_weight, temperature, tree.priors,
+                                 solve, DEFAULT_NODE_BUDGET, endgame)
     start = time.perf_counter()  # the kernel is loaded (or compiled) by now: untimed
     with interruptible() as stop:
         done, iterations_run = kernel(game, root, seat, budget, per_world, flag, c, policy, objective_code,
                                       rng, tree.nodes, tree.values, tree.meta, root_actions, n_root,
                                       visit_sums, mean_sums, worlds_tried, deadline_after(time_ms), stop,
-                                      pool, flags, net, prior_weight, temperature, tree.priors)
+                                      pool, flags, net, prior_weight, temperature, tree.priors, solve,
+                                      DEFAULT_NODE_BUDGET, endgame)
     seconds = time.perf_counter() - start
     means = np.where(worlds_tried > 0, mean_sums / np.maximum(worlds_tried, 1), 0.0)
     tried = worlds_tried > 0

@@ -64,6 +64,7 @@ from ..engine.registry import info_by_id, kernels_by_id, observation_module
 from ..engine.state import GAME, MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH, TO_MOVE
 from ..errors import OptionError, SlagwerkError
 from .deadline import CHECK_MASK, deadline_after, expired, interruptible
+from .endgame import DEFAULT_NODE_BUDGET, Solver, solve_into, tricks_left
 from .guide import (
     GUIDE_LEAF,
     GUIDE_PLAYOUT,
@@ -285,18 +286,19 @@ def _prior_choice(scores, m, child_of, temperature):
 
 @njit(cache=True)
 def run_iterations(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
-                   nodes, values, meta, deadline, stop, guide, net, prior_weight, temperature, priors):
+                   nodes, values, meta, deadline, stop, guide, net, prior_weight, temperature, priors,
+                   solve_tricks, solve_budget, endgame):
     """:func:`run_iterations_in` with every world drawn by the game's ``determinize``."""
     no_worlds = np.empty((0, root.shape[0]), np.int64)
     return run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
                              nodes, values, meta, deadline, stop, no_worlds, guide, net, prior_weight,
-                             temperature, priors)
+                             temperature, priors, solve_tricks, solve_budget, endgame)
 
 
 @njit(cache=True)
 def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
                       nodes, values, meta, deadline, stop, worlds, guide, net, prior_weight, temperature,
-                      priors):
+                      priors, solve_tricks, solve_budget, endgame):
     """Run up to ``iterations`` more MCTS iterations from ``root`` into the tree (in
     place), stopping early at ``deadline`` or when ``stop[0]`` is raised
     (:mod:`slagwerk.search.deadline`; at least one iteration runs).
@@ -337,6 +339,11 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
         The progressive bias's weight and the prior's softmax temperature.
     priors : float64[cap]
         Each node's prior (written when a guided search creates the node).
+    solve_tricks, solve_budget, endgame
+        With ``solve_tricks > 0``, a leaf with at most that many tricks left in its deal gets
+        the exact max-n rewards of its world (:mod:`slagwerk.search.endgame`, at most
+        ``solve_budget`` positions, else as without) instead of a playout; ``endgame`` is a
+        :class:`~slagwerk.search.endgame.Solver`'s arrays. 0: never (no draw changes).
 
     Returns
     -------
@@ -419,7 +426,11 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
             dispatch.apply_action(g, state, _action_with_key(actions, keys, n, key, rng) if hidden else key)
             depth += 1
             path[depth] = node
-        if guide & GUIDE_LEAF:
+        if solve_tricks > 0 and tricks_left(g, state) <= solve_tricks and solve_into(
+                g, state, rewards, endgame[0], endgame[1], endgame[2], endgame[3], endgame[4], endgame[5],
+                endgame[6], endgame[7], solve_budget):
+            pass
+        elif guide & GUIDE_LEAF:
             leaf_rewards(g, state, net, x, q, actions, scores, rewards)
         else:
             if guide & GUIDE_PLAYOUT:
@@ -592,12 +603,14 @@ def state_array(state) -> np.ndarray:
 
 
 def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, final, playout,
-                objective, node_cap, seed, worlds=None, guide: Guide | None = None) -> SearchResult:
+                objective, node_cap, seed, worlds=None, guide: Guide | None = None,
+                solve: int = 0) -> SearchResult:
     """Run :func:`run_iterations_in` on ``state`` under a budget; the common driver of
     SO-ISMCTS (``determinize_each``) and UCT on a fixed world (not). ``worlds``
     (int64[k, STATE_SIZE], optional) are the worlds ISMCTS draws from instead of
     determinizing (a belief's, :mod:`slagwerk.search.belief`); ``guide`` a network
-    that guides the search (:mod:`slagwerk.search.guide`)."""
+    that guides the search (:mod:`slagwerk.search.guide`); ``solve`` the tricks left from
+    which leaves are solved exactly (:mod:`slagwerk.search.endgame`; 0: never)."""
     root = state_array(state)
     seat = check_position(root, seat)
     check_budget(iterations, time_ms)
@@ -614,6 +627,8 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
     rng = make_rng(seed)
     flag = 1 if determinize_each else 0
     flags, net, prior_weight, temperature = kernel_arguments(guide)
+    solve = check_solve(solve, objective_code)
+    endgame = endgame_arguments(root, solve)
     root = np.ascontiguousarray(root)
 
     game = int(root[GAME])
@@ -622,12 +637,12 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
     kernel = dispatch.specialize(run_iterations_in, game, root, seat, flag, budget, c,
                                  dispatch.Constant(policy), objective_code, rng, tree.nodes, tree.values,
                                  tree.meta, 0.0, np.zeros(1, np.int64), pool, dispatch.Constant(flags), net,
-                                 prior_weight, temperature, tree.priors)
+                                 prior_weight, temperature, tree.priors, solve, DEFAULT_NODE_BUDGET, endgame)
     start = time.perf_counter()  # the kernel is loaded (or compiled) by now: untimed
     with interruptible() as stop:
         done = kernel(game, root, seat, flag, budget, c, policy, objective_code, rng, tree.nodes,
                       tree.values, tree.meta, deadline_after(time_ms), stop, pool, flags, net, prior_weight,
-                      temperature, tree.priors)
+                      temperature, tree.priors, solve, DEFAULT_NODE_BUDGET, endgame)
     seconds = time.perf_counter() - start
     actions, visits, values, _ = tree.root_statistics(kernels_by_id(game).MAX_ACTIONS)
     return SearchResult(
@@ -649,10 +664,35 @@ def check_c(c) -> float:
     return float(c)
 
 
-def unguided() -> tuple:
-    """The guide arguments of :func:`run_iterations` for a search without a guide."""
+def unguided(state_size: int = 1) -> tuple:
+    """The guide and endgame arguments of :func:`run_iterations` for a search with neither."""
     flags, net, prior_weight, temperature = kernel_arguments(None)
-    return dispatch.Constant(flags), net, prior_weight, temperature, np.zeros(1, np.float64)
+    return (dispatch.Constant(flags), net, prior_weight, temperature, np.zeros(1, np.float64), 0,
+            DEFAULT_NODE_BUDGET, Solver.unused(state_size).arguments())
+
+
+MAX_SOLVE_TRICKS = 16
+"""The most tricks left from which a search may solve (a whole Coins deal)."""
+SOLVER_TABLE_BITS = 15
+"""A searching solver's transposition table: 32768 positions."""
+
+
+def check_solve(solve, objective: int) -> int:
+    """``solve`` as an int; :class:`SearchError` unless 0 to :data:`MAX_SOLVE_TRICKS` (0 with
+    the match objective)."""
+    whole = isinstance(solve, (int, np.integer)) and not isinstance(solve, bool)
+    if not whole or not 0 <= solve <= MAX_SOLVE_TRICKS:
+        raise SearchError(f"solve must be a number of tricks from 0 to {MAX_SOLVE_TRICKS}, not {solve!r}")
+    if solve and objective != OBJECTIVE_DEAL:
+        raise SearchError("the endgame solver values the deal (solve=): use objective=deal")
+    return int(solve)
+
+
+def endgame_arguments(root: np.ndarray, solve: int) -> tuple:
+    """The solver's arrays for a search of ``root`` (the smallest when it never solves)."""
+    if not solve:
+        return Solver.unused(root.shape[0]).arguments()
+    return Solver(root.shape[0], kernels_by_id(int(root[GAME])).MAX_ACTIONS, SOLVER_TABLE_BITS).arguments()
 
 
 def check_guide(guide: Guide | None, root: np.ndarray, objective: int) -> None:

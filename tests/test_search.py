@@ -27,7 +27,7 @@ def iterate(state, *args):
     """run_iterations compiled for ``state``'s game."""
     no_stop = np.zeros(1, np.int64)
     return dispatch.call(run_iterations, state.game.game_id, state.array, *args, math.inf, no_stop,
-                         *unguided())
+                         *unguided(state.array.shape[0]))
 
 
 def random_position(game, seed: int, max_steps: int = 40):

@@ -79,6 +79,7 @@ HAND_SIZE = 4
 STOCK_SIZE = DECK_SIZE - N_SEATS * HAND_SIZE
 MAX_TRICKS = DECK_SIZE // N_SEATS
 """Nine tricks when every trick is played with single cards."""
+TRICKS_PER_DEAL = MAX_TRICKS  # at most: sets of several cards end a deal sooner
 ALL_CARDS = np.uint64((1 << DECK_SIZE) - 1)
 SUIT_RUN = np.uint64((1 << N_RANKS) - 1)
 RANK_RUN = np.uint64(sum(1 << (s * N_RANKS) for s in range(N_SUITS)))
