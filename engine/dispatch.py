@@ -174,6 +174,8 @@ max_actions = _constant("max_actions", lambda m: np.int64(m.MAX_ACTIONS))
 """Room for the game's legal actions (size of an ``actions`` buffer)."""
 deal_size = _constant("deal_size", lambda m: np.int64(m.DEAL_SIZE))
 """Length of the game's deal vector."""
+two_sided = _constant("two_sided", lambda m: bool(getattr(m, "TWO_SIDED", False)))
+"""True for a game of two teams whose deal rewards sum to 1 (its ``TWO_SIDED``)."""
 NO_TRICK_COUNT = 1 << 40
 tricks_per_deal = _constant("tricks_per_deal",
                             lambda m: np.int64(getattr(m, "TRICKS_PER_DEAL", NO_TRICK_COUNT)))

@@ -25,7 +25,7 @@ from numba import njit
 
 from ..engine import dispatch
 from ..engine.common import copy_into
-from ..engine.state import GAME, MAX_SEATS, OBJECTIVE_DEAL, TO_MOVE, TRICKS_DONE
+from ..engine.state import GAME, MAX_SEATS, N_PLAYERS, OBJECTIVE_DEAL, TO_MOVE, TRICKS_DONE
 
 MAX_DEPTH = 256
 """Most actions from a solved position to the deal's end (a deal of any game has fewer)."""
@@ -58,6 +58,7 @@ class Solver:
         self.counter = np.zeros(1, np.int64)
         self.frames = np.zeros((depth + 1, FRAME_FIELDS), np.int64)
         self.best = np.zeros(depth + 1, np.float64)
+        self.bounds = np.zeros((depth + 1, 4), np.float64)
 
     @classmethod
     def unused(cls, state_size: int) -> Solver:
@@ -67,7 +68,7 @@ class Solver:
     def arguments(self) -> tuple:
         """The arrays :func:`solve_into` takes after ``out``."""
         return (self.states, self.actions, self.values, self.keys, self.table, self.counter, self.frames,
-                self.best)
+                self.best, self.bounds)
 
 
 # Columns of the solver's ``frames`` (one row per depth of the line being searched).
@@ -142,8 +143,90 @@ def _maxn(g, states, actions, values, keys, table, counter, budget, frames, best
             depth = parent
 
 
+# A transposition-table entry of alpha-beta holds team 0's value and what it is.
+EXACT, LOWER_BOUND, UPPER_BOUND = 0.0, 1.0, 2.0
+
+
 @njit(cache=True)
-def solve_into(g, state, out, states, actions, values, keys, table, counter, frames, best, budget):
+def _alphabeta(g, states, actions, values, keys, table, counter, budget, frames, best, bounds):
+    """Team 0's exact reward from ``states[0]`` into ``values[0, 0]``, by alpha-beta between the
+    two teams (seats ``s % 2``); False if the budget ran out first.
+
+    ``bounds[depth]`` holds (alpha, beta, alpha and beta on entering) of the line's positions.
+    Depth first with an explicit stack, as :func:`_maxn`.
+    """
+    mask = np.uint64(keys.shape[0] - 1)
+    depth = 0
+    bounds[0, 0], bounds[0, 1] = -np.inf, np.inf
+    entering = True
+    while True:
+        if entering:
+            state = states[depth]
+            n = dispatch.legal_actions(g, state, actions[depth])
+            entering = False
+            alpha, beta = bounds[depth, 0], bounds[depth, 1]
+            if n == 0:  # the deal is over
+                dispatch.returns(g, state, OBJECTIVE_DEAL, values[depth])
+                best[depth] = values[depth, 0]
+            else:
+                key = state_hash(state)
+                slot = key & mask
+                kind, known = table[slot, 1], table[slot, 0]
+                if keys[slot] == key and (kind == EXACT or (kind == LOWER_BOUND and known >= beta)
+                                          or (kind == UPPER_BOUND and known <= alpha)):
+                    best[depth] = known
+                else:
+                    counter[0] += 1
+                    if counter[0] > budget or depth + 1 >= states.shape[0]:
+                        return False
+                    frames[depth, ACTIONS_HERE] = n
+                    frames[depth, NEXT_ACTION] = 1
+                    frames[depth, KEY] = np.int64(key)
+                    bounds[depth, 2], bounds[depth, 3] = alpha, beta
+                    best[depth] = -np.inf if state[TO_MOVE] % 2 == 0 else np.inf
+                    copy_into(states[depth + 1], state)
+                    dispatch.apply_action(g, states[depth + 1], actions[depth, 0])
+                    bounds[depth + 1, 0], bounds[depth + 1, 1] = alpha, beta
+                    depth += 1
+                    entering = True
+            continue
+        if depth == 0:
+            values[0, 0] = best[0]
+            return True
+        parent = depth - 1
+        value = best[depth]
+        if states[parent, TO_MOVE] % 2 == 0:  # team 0 maximises its reward
+            if value > best[parent]:
+                best[parent] = value
+            bounds[parent, 0] = max(bounds[parent, 0], value)
+        else:
+            if value < best[parent]:
+                best[parent] = value
+            bounds[parent, 1] = min(bounds[parent, 1], value)
+        i = frames[parent, NEXT_ACTION]
+        if i < frames[parent, ACTIONS_HERE] and bounds[parent, 0] < bounds[parent, 1]:  # the next sibling
+            frames[parent, NEXT_ACTION] = i + 1
+            copy_into(states[depth], states[parent])
+            dispatch.apply_action(g, states[depth], actions[parent, i])
+            bounds[depth, 0], bounds[depth, 1] = bounds[parent, 0], bounds[parent, 1]
+            entering = True
+        else:  # the parent is solved, or cut off
+            result = best[parent]
+            key = np.uint64(frames[parent, KEY])
+            slot = key & mask
+            keys[slot] = key
+            table[slot, 0] = result
+            if result <= bounds[parent, 2]:
+                table[slot, 1] = UPPER_BOUND
+            elif result >= bounds[parent, 3]:
+                table[slot, 1] = LOWER_BOUND
+            else:
+                table[slot, 1] = EXACT
+            depth = parent
+
+
+@njit(cache=True)
+def solve_into(g, state, out, states, actions, values, keys, table, counter, frames, best, bounds, budget):
     """Every seat's reward under max-n play from ``state`` to the deal's end, into ``out``
     (float64[MAX_SEATS]); False (``out`` unchanged) if it needs more than ``budget`` positions.
 
@@ -152,6 +235,14 @@ def solve_into(g, state, out, states, actions, values, keys, table, counter, fra
     """
     copy_into(states[0], state)
     counter[0] = 0
+    if dispatch.two_sided(g):  # minimax between the teams: alpha-beta
+        if not _alphabeta(g, states, actions, values, keys, table, counter, budget, frames, best, bounds):
+            return False
+        for s in range(MAX_SEATS):
+            out[s] = 0.0
+        for s in range(state[N_PLAYERS]):
+            out[s] = values[0, 0] if s % 2 == 0 else 1.0 - values[0, 0]
+        return True
     if not _maxn(g, states, actions, values, keys, table, counter, budget, frames, best):
         return False
     for s in range(MAX_SEATS):

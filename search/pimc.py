@@ -114,7 +114,7 @@ def _solve_world(g, world, seat, root_actions, n_root, world_visits, world_value
         copy_into(after, world)
         dispatch.apply_action(g, after, root_actions[i])
         if not solve_into(g, after, rewards, endgame[0], endgame[1], endgame[2], endgame[3], endgame[4],
-                          endgame[5], endgame[6], endgame[7], budget):
+                          endgame[5], endgame[6], endgame[7], endgame[8], budget):
             return False
         world_visits[i] = 1
         world_values[i] = rewards[seat]

@@ -428,7 +428,7 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
             path[depth] = node
         if solve_tricks > 0 and tricks_left(g, state) <= solve_tricks and solve_into(
                 g, state, rewards, endgame[0], endgame[1], endgame[2], endgame[3], endgame[4], endgame[5],
-                endgame[6], endgame[7], solve_budget):
+                endgame[6], endgame[7], endgame[8], solve_budget):
             pass
         elif guide & GUIDE_LEAF:
             leaf_rewards(g, state, net, x, q, actions, scores, rewards)

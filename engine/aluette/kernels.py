@@ -60,6 +60,9 @@ from . import INFO
 # by a runtime value on the playout path), so every game declares its own, in the same shape.
 GAME_ID = INFO.game_id
 N_SEATS = 4
+TWO_SIDED = True
+"""Two teams whose deal rewards sum to 1 (``returns``): exact endgames are minimax between them
+(:mod:`slagwerk.search.endgame`)."""
 N_SUITS = 4
 N_RANKS = 12
 DECK_SIZE = N_SUITS * N_RANKS

@@ -72,6 +72,9 @@ from . import INFO
 GAME_ID = INFO.game_id
 N_SEATS = 4
 N_TEAMS = 2
+TWO_SIDED = True
+"""Two teams whose deal rewards sum to 1 (``returns``): exact endgames are minimax between them
+(:mod:`slagwerk.search.endgame`)."""
 N_SUITS = 4
 N_RANKS = 9
 DECK_SIZE = N_SUITS * N_RANKS
