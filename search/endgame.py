@@ -79,6 +79,34 @@ FRAME_FIELDS = 3
 
 
 @njit(cache=True)
+def _descend(g, depth, n, key, states, actions, frames, counter, budget):
+    """Count the position at ``depth`` (with ``n`` actions and hash ``key``), open its frame and
+    set up its first child; False if that goes past the budget or the stack."""
+    counter[0] += 1
+    if counter[0] > budget or depth + 1 >= states.shape[0]:
+        return False
+    frames[depth, ACTIONS_HERE] = n
+    frames[depth, NEXT_ACTION] = 1
+    frames[depth, KEY] = np.int64(key)
+    copy_into(states[depth + 1], states[depth])
+    dispatch.apply_action(g, states[depth + 1], actions[depth, 0])
+    return True
+
+
+@njit(cache=True)
+def _next_sibling(g, depth, states, actions, frames):
+    """Set up the parent's next child at ``depth``; False if it has tried every action."""
+    parent = depth - 1
+    i = frames[parent, NEXT_ACTION]
+    if i >= frames[parent, ACTIONS_HERE]:
+        return False
+    frames[parent, NEXT_ACTION] = i + 1
+    copy_into(states[depth], states[parent])
+    dispatch.apply_action(g, states[depth], actions[parent, i])
+    return True
+
+
+@njit(cache=True)
 def _pass_up(depth, mover, values, best):
     """Give the finished value of ``values[depth]`` to its parent, whose ``mover`` keeps it if
     it is better for that seat than what it has."""
@@ -112,15 +140,9 @@ def _maxn(g, states, actions, values, keys, table, counter, budget, frames, best
                     for s in range(MAX_SEATS):
                         values[depth, s] = table[slot, s]
                 else:
-                    counter[0] += 1
-                    if counter[0] > budget or depth + 1 >= states.shape[0]:
+                    if not _descend(g, depth, n, key, states, actions, frames, counter, budget):
                         return False
-                    frames[depth, ACTIONS_HERE] = n
-                    frames[depth, NEXT_ACTION] = 1
-                    frames[depth, KEY] = np.int64(key)
                     best[depth] = -np.inf
-                    copy_into(states[depth + 1], state)
-                    dispatch.apply_action(g, states[depth + 1], actions[depth, 0])
                     depth += 1
                     entering = True
             continue
@@ -128,11 +150,7 @@ def _maxn(g, states, actions, values, keys, table, counter, budget, frames, best
             return True
         parent = depth - 1
         _pass_up(depth, states[parent, TO_MOVE], values, best)
-        i = frames[parent, NEXT_ACTION]
-        if i < frames[parent, ACTIONS_HERE]:  # the next sibling
-            frames[parent, NEXT_ACTION] = i + 1
-            copy_into(states[depth], states[parent])
-            dispatch.apply_action(g, states[depth], actions[parent, i])
+        if _next_sibling(g, depth, states, actions, frames):
             entering = True
         else:  # the parent is solved
             key = np.uint64(frames[parent, KEY])
@@ -176,16 +194,10 @@ def _alphabeta(g, states, actions, values, keys, table, counter, budget, frames,
                                           or (kind == UPPER_BOUND and known <= alpha)):
                     best[depth] = known
                 else:
-                    counter[0] += 1
-                    if counter[0] > budget or depth + 1 >= states.shape[0]:
+                    if not _descend(g, depth, n, key, states, actions, frames, counter, budget):
                         return False
-                    frames[depth, ACTIONS_HERE] = n
-                    frames[depth, NEXT_ACTION] = 1
-                    frames[depth, KEY] = np.int64(key)
                     bounds[depth, 2], bounds[depth, 3] = alpha, beta
                     best[depth] = -np.inf if state[TO_MOVE] % 2 == 0 else np.inf
-                    copy_into(states[depth + 1], state)
-                    dispatch.apply_action(g, states[depth + 1], actions[depth, 0])
                     bounds[depth + 1, 0], bounds[depth + 1, 1] = alpha, beta
                     depth += 1
                     entering = True
@@ -203,11 +215,7 @@ def _alphabeta(g, states, actions, values, keys, table, counter, budget, frames,
             if value < best[parent]:
                 best[parent] = value
             bounds[parent, 1] = min(bounds[parent, 1], value)
-        i = frames[parent, NEXT_ACTION]
-        if i < frames[parent, ACTIONS_HERE] and bounds[parent, 0] < bounds[parent, 1]:  # the next sibling
-            frames[parent, NEXT_ACTION] = i + 1
-            copy_into(states[depth], states[parent])
-            dispatch.apply_action(g, states[depth], actions[parent, i])
+        if bounds[parent, 0] < bounds[parent, 1] and _next_sibling(g, depth, states, actions, frames):
             bounds[depth, 0], bounds[depth, 1] = bounds[parent, 0], bounds[parent, 1]
             entering = True
         else:  # the parent is solved, or cut off
