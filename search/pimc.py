@@ -31,9 +31,10 @@ from ..engine.common import copy_into
 from ..engine.registry import kernels_by_id
 from ..engine.state import GAME, MAX_SEATS, TO_MOVE
 from .deadline import CHECK_MASK, deadline_after, expired, interruptible
-from .endgame import DEFAULT_NODE_BUDGET, solve_into, tricks_left
+from .endgame import DEFAULT_NODE_BUDGET
 from .guide import Guide, kernel_arguments
 from .ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP
+from .parts import SOLVE_ENDGAMES, solved_world
 from .tree import (
     ACTION,
     FINAL_CHOICES,
@@ -106,25 +107,9 @@ def _flat_world(g, world, iterations, policy, objective, rng, root_actions, n_ro
 
 
 @njit(cache=True)
-def _solve_world(g, world, seat, root_actions, n_root, world_visits, world_values, rewards, after, budget,
-                 endgame):
-    """Each root action's exact value for ``seat`` in ``world`` (one visit each); False if a
-    solve needs more than ``budget`` positions."""
-    for i in range(n_root):
-        copy_into(after, world)
-        dispatch.apply_action(g, after, root_actions[i])
-        if not solve_into(g, after, rewards, endgame[0], endgame[1], endgame[2], endgame[3], endgame[4],
-                          endgame[5], endgame[6], endgame[7], endgame[8], budget):
-            return False
-        world_visits[i] = 1
-        world_values[i] = rewards[seat]
-    return True
-
-
-@njit(cache=True)
 def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, objective, rng,
                 nodes, values, meta, root_actions, n_root, visit_sums, mean_sums, worlds_tried,
-                deadline, stop, pool, guide, net, prior_weight, temperature, priors, solve_tricks,
+                deadline, stop, pool, parts, net, prior_weight, temperature, priors, solve_tricks,
                 solve_budget, endgame):
     """Search ``worlds`` determinizations of ``root`` for ``seat`` and add up the results.
 
@@ -154,10 +139,11 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
         With ``k > 0``, each world is one of these picked uniformly (a belief's
         resampled worlds, :mod:`slagwerk.search.belief`) instead of a
         ``determinize`` of ``root``.
-    guide, net, prior_weight, temperature, priors
-        A guiding network for UCT (see :func:`slagwerk.search.tree.run_iterations_in`).
+    parts, net, prior_weight, temperature, priors
+        The optional parts, a guiding network for UCT (see
+        :func:`slagwerk.search.tree.run_iterations_in`).
     solve_tricks, solve_budget, endgame
-        With ``solve_tricks > 0``, a world with at most that many tricks left in its deal is
+        With ``SOLVE_ENDGAMES`` among the parts, a world with at most that many tricks left in its deal is
         solved exactly (:mod:`slagwerk.search.endgame`): each root action's value is the
         seat's max-n reward after it, counted as one visit; a world the budget cannot
         solve is searched as without. UCT's leaves are solved the same way.
@@ -183,9 +169,8 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
         else:
             copy_into(world, root)
             dispatch.determinize(g, world, seat, rng)
-        if solve_tricks > 0 and tricks_left(g, world) <= solve_tricks and _solve_world(
-                g, world, seat, root_actions, n_root, world_visits, world_values, rewards, after,
-                solve_budget, endgame):
+        if solved_world(parts, g, world, seat, root_actions, n_root, world_visits, world_values, rewards,
+                        after, solve_tricks, solve_budget, endgame):
             iterations += n_root
         elif flat:
             iterations += _flat_world(g, world, iterations_per_world, policy, objective, rng, root_actions,
@@ -193,7 +178,7 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
         else:
             reset_tree(nodes, values, meta)
             iterations += run_iterations(g, world, seat, 0, iterations_per_world, c, policy, objective,
-                                         rng, nodes, values, meta, deadline, stop, guide, net, prior_weight,
+                                         rng, nodes, values, meta, deadline, stop, parts, net, prior_weight,
                                          temperature, priors, solve_tricks, solve_budget, endgame)
             for i in range(n_root):
                 world_visits[i] = 0
@@ -255,6 +240,7 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
     flags, net, prior_weight, temperature = kernel_arguments(guide)
     solve = check_solve(solve, objective_code)
     endgame = endgame_arguments(root, solve)
+    flags |= SOLVE_ENDGAMES if solve else 0
     rng = make_rng(seed)
     game = int(root[GAME])
     kernels = kernels_by_id(game)

@@ -64,17 +64,9 @@ from ..engine.registry import info_by_id, kernels_by_id, observation_module
 from ..engine.state import GAME, MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH, TO_MOVE
 from ..errors import OptionError, SlagwerkError
 from .deadline import CHECK_MASK, deadline_after, expired, interruptible
-from .endgame import DEFAULT_NODE_BUDGET, Solver, solve_into, tricks_left
-from .guide import (
-    GUIDE_LEAF,
-    GUIDE_PLAYOUT,
-    GUIDE_PRIOR,
-    Guide,
-    kernel_arguments,
-    leaf_rewards,
-    net_playout,
-    net_values,
-)
+from .endgame import DEFAULT_NODE_BUDGET, Solver
+from .guide import GUIDE_PRIOR, Guide, kernel_arguments
+from .parts import NOT_CHOSEN, SOLVE_ENDGAMES, biased_child, net_deal, prior_pick, solved_leaf, valued_leaf
 
 
 class SearchError(SlagwerkError):
@@ -252,52 +244,19 @@ def _ucb_child(nodes, values, child_of, n, c):
 
 
 @njit(cache=True)
-def _biased_child(nodes, values, priors, child_of, n, c, weight):
-    """:func:`_ucb_child` with a progressive bias: ``weight * prior / (visits + 1)`` added."""
-    best = NO_NODE
-    best_score = -np.inf
-    for i in range(n):
-        child = child_of[i]
-        visits = nodes[child, VISITS]
-        inverse_visits = 1.0 / visits
-        explore = c * np.sqrt(_log_count(nodes[child, AVAILABLE]) * inverse_visits)
-        score = values[child] * inverse_visits + explore + weight * priors[child] / (visits + 1.0)
-        if score > best_score:
-            best_score = score
-            best = child
-    return best
-
-
-@njit(cache=True)
-def _prior_choice(scores, m, child_of, temperature):
-    """The untried choice (``child_of[i] == NO_NODE``) with the highest network value, and
-    its probability under ``softmax(scores[:m] / temperature)``."""
-    top = -np.inf
-    pick = -1
-    for i in range(m):
-        top = max(top, scores[i])
-        if child_of[i] == NO_NODE and (pick < 0 or scores[i] > scores[pick]):
-            pick = i
-    total = 0.0
-    for i in range(m):
-        total += np.exp((scores[i] - top) / temperature)
-    return pick, np.exp((scores[pick] - top) / temperature) / total
-
-
-@njit(cache=True)
 def run_iterations(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
-                   nodes, values, meta, deadline, stop, guide, net, prior_weight, temperature, priors,
+                   nodes, values, meta, deadline, stop, parts, net, prior_weight, temperature, priors,
                    solve_tricks, solve_budget, endgame):
     """:func:`run_iterations_in` with every world drawn by the game's ``determinize``."""
     no_worlds = np.empty((0, root.shape[0]), np.int64)
     return run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
-                             nodes, values, meta, deadline, stop, no_worlds, guide, net, prior_weight,
+                             nodes, values, meta, deadline, stop, no_worlds, parts, net, prior_weight,
                              temperature, priors, solve_tricks, solve_budget, endgame)
 
 
 @njit(cache=True)
 def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
-                      nodes, values, meta, deadline, stop, worlds, guide, net, prior_weight, temperature,
+                      nodes, values, meta, deadline, stop, worlds, parts, net, prior_weight, temperature,
                       priors, solve_tricks, solve_budget, endgame):
     """Run up to ``iterations`` more MCTS iterations from ``root`` into the tree (in
     place), stopping early at ``deadline`` or when ``stop[0]`` is raised
@@ -330,9 +289,10 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
         With ``k > 0`` and ``determinize_each``, each iteration starts from one of
         these worlds picked uniformly (a belief's resampled worlds,
         :mod:`slagwerk.search.belief`) instead of a fresh ``determinize``.
-    guide : int
-        ``GUIDE_*`` flags of :mod:`slagwerk.search.guide` (0: no network; the
-        search is then what it was before guides existed, draw for draw).
+    parts : int
+        The optional parts used, a compile-time constant (:mod:`slagwerk.search.parts`): the
+        ``GUIDE_*`` flags of :mod:`slagwerk.search.guide` and ``SOLVE_ENDGAMES``. 0: none;
+        the search is then what it was before they existed, draw for draw.
     net : tuple of float32 arrays
         The guiding network's weights (unread without a guide).
     prior_weight, temperature : float
@@ -340,10 +300,10 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
     priors : float64[cap]
         Each node's prior (written when a guided search creates the node).
     solve_tricks, solve_budget, endgame
-        With ``solve_tricks > 0``, a leaf with at most that many tricks left in its deal gets
-        the exact max-n rewards of its world (:mod:`slagwerk.search.endgame`, at most
+        With ``SOLVE_ENDGAMES``, a leaf with at most ``solve_tricks`` tricks left in its deal
+        gets the exact rewards of its world (:mod:`slagwerk.search.endgame`, at most
         ``solve_budget`` positions, else as without) instead of a playout; ``endgame`` is a
-        :class:`~slagwerk.search.endgame.Solver`'s arrays. 0: never (no draw changes).
+        :class:`~slagwerk.search.endgame.Solver`'s arrays.
 
     Returns
     -------
@@ -361,10 +321,11 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
     path = np.empty(MAX_PATH, np.int64)
     may_hide = determinize_each != 0 and dispatch.hides_actions(g)
     n_worlds = worlds.shape[0]
-    guided = guide != 0
-    x = np.zeros(net[0].shape[0] if guided else 1, np.float32)
-    q = np.zeros(net[5].shape[0] if guided else 1, np.float32)
+    guided = (parts & GUIDE_PRIOR) != 0
+    x = np.zeros(net[0].shape[0], np.float32)
+    q = np.zeros(net[5].shape[0], np.float32)
     scores = np.empty(dispatch.max_actions(g), np.float64)
+    prior = np.zeros(1, np.float64)
     done = 0
     while done < iterations:
         if done > 0 and (done & CHECK_MASK) == 0 and expired(deadline, stop):
@@ -392,15 +353,16 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
             choices = distinct if hidden else actions
             untried = _match_children(nodes, node, choices, m, child_of)
             if untried > 0:
-                if meta[META_NODES] < cap and depth + 1 < MAX_PATH and (guide & GUIDE_PRIOR) and not hidden:
-                    net_values(g, state, choices, m, net, x, q, scores)
-                    i, prior = _prior_choice(scores, m, child_of, temperature)
+                room = meta[META_NODES] < cap and depth + 1 < MAX_PATH
+                i = NOT_CHOSEN if hidden or not room else prior_pick(
+                    parts, g, state, choices, m, child_of, net, x, q, scores, temperature, prior)
+                if i != NOT_CHOSEN:
                     node = _add_child(nodes, values, meta, node, choices[i], state[TO_MOVE])
-                    priors[node] = prior
+                    priors[node] = prior[0]
                     dispatch.apply_action(g, state, choices[i])
                     depth += 1
                     path[depth] = node
-                elif meta[META_NODES] < cap and depth + 1 < MAX_PATH:
+                elif room:
                     k = rand_below(rng, untried)
                     for i in range(m):
                         if child_of[i] == NO_NODE:
@@ -418,23 +380,16 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
                 break
             if depth + 1 >= MAX_PATH:
                 break
-            if guide & GUIDE_PRIOR:
-                node = _biased_child(nodes, values, priors, child_of, m, c, prior_weight)
-            else:
+            node = biased_child(parts, nodes, values, priors, child_of, m, c, prior_weight, VISITS, AVAILABLE)
+            if node == NOT_CHOSEN:
                 node = _ucb_child(nodes, values, child_of, m, c)
             key = nodes[node, ACTION]
             dispatch.apply_action(g, state, _action_with_key(actions, keys, n, key, rng) if hidden else key)
             depth += 1
             path[depth] = node
-        if solve_tricks > 0 and tricks_left(g, state) <= solve_tricks and solve_into(
-                g, state, rewards, endgame[0], endgame[1], endgame[2], endgame[3], endgame[4], endgame[5],
-                endgame[6], endgame[7], endgame[8], solve_budget):
-            pass
-        elif guide & GUIDE_LEAF:
-            leaf_rewards(g, state, net, x, q, actions, scores, rewards)
-        else:
-            if guide & GUIDE_PLAYOUT:
-                net_playout(g, state, net, x, q, actions, scores)
+        if not solved_leaf(parts, g, state, rewards, solve_tricks, solve_budget, endgame) and \
+                not valued_leaf(parts, g, state, net, x, q, actions, scores, rewards):
+            net_deal(parts, g, state, net, x, q, actions, scores)
             simulate(g, state, objective, policy, rng, actions, deal_buffer, rewards)
         nodes[ROOT, VISITS] += 1
         for d in range(1, depth + 1):
@@ -629,6 +584,7 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
     flags, net, prior_weight, temperature = kernel_arguments(guide)
     solve = check_solve(solve, objective_code)
     endgame = endgame_arguments(root, solve)
+    flags |= SOLVE_ENDGAMES if solve else 0
     root = np.ascontiguousarray(root)
 
     game = int(root[GAME])
