@@ -23,7 +23,7 @@ import threading
 import time
 from http import HTTPStatus
 from types import SimpleNamespace
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
 import pytest
 
@@ -669,3 +669,35 @@ def test_a_human_who_answers_at_once_never_stalls_the_bots(monkeypatch):
                 assert time.monotonic() - stalled_since < 5, f"match {k} stalled: no bot is moving"
             else:
                 stalled_since, last = None, match.version
+
+
+QUERY_FUZZ = ["after=%C2%B2", "after=" + "9" * 5000, "after=-1", "after=1e3", "after=", "after",
+              "after=1&after=2", "deal=1", "after=%00", "after=%FF", "x=1", "after=1&", "&", "after=+1",
+              "after=١٢", "after=²"]
+
+
+TAKES = {"/web/api/match": {"after"}, "/web/api/frame": {"deal", "step"}}
+
+
+@pytest.mark.parametrize("path", ["/web/api/match", "/web/api/frame", "/web/api/shelf", "/web/api/watch",
+                                  "/web/api/record"])
+def test_every_query_parameter_is_parsed_strictly_with_one_line_refusals(server, path):
+    """Issue #59: ``after=²`` (a digit to str.isdigit, not to int) and 5,000 nines used to drop the
+    connection with a traceback. Every GET of the page's API answers a bad query with one 400 line."""
+    client = Client(server)
+    rng = random.Random(path)
+    queries = QUERY_FUZZ + ["".join(rng.choice("a=&%0129²x+;") for _ in range(rng.randint(1, 12)))
+                            for _ in range(40)]
+    for query in queries:
+        status, answer, _ = client.call("GET", f"{path}?{quote(query, safe='=&%+;')}")
+        if status != 400:  # a query the endpoint takes: only numbers, each once, of the names it knows
+            pairs = [part.split("=") for part in query.split("&")]
+            names = [pair[0] for pair in pairs]
+            assert set(names) <= TAKES.get(path, set()) and len(set(names)) == len(names), query
+            assert all(len(pair) == 2 and re.fullmatch(r"[0-9]{1,10}", pair[1]) for pair in pairs), query
+            continue
+        assert "\n" not in answer["error"] and len(answer["error"]) < 300, (query, answer)
+    status, answer, _ = client.call("GET", "/web/api/match?after=%C2%B2")
+    assert status == 400 and "after must be a whole number" in answer["error"]
+    status, answer, _ = client.call("GET", "/web/api/shelf?x=1")
+    assert status == 400 and "takes no query parameters" in answer["error"]

@@ -17,7 +17,7 @@ import json
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
 from importlib import resources
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import unquote, urlsplit
 
 from ..agents.http import BotHandler, BotServer, json_content_type
 from ..agents.protocol import encode, error_answer
@@ -88,8 +88,10 @@ class WebHandler(BotHandler):
         morsel = cookie.get(COOKIE)
         return morsel.value if morsel is not None else None
 
-    def _query(self) -> dict:
-        return {key: values[0] for key, values in parse_qs(urlsplit(self.path).query).items()}
+    def _query(self, method: str, name: str) -> dict[str, int]:
+        """The query of a request to the page's API ``name``, each parameter a whole number in
+        its range (:data:`QUERIES`); :class:`WebError` (400) for anything else."""
+        return parse_query(urlsplit(self.path).query, QUERIES.get((method, name), {}), f"{API}{name}")
 
     # ------------------------------------------------------------ routing
 
@@ -160,6 +162,7 @@ class WebHandler(BotHandler):
             data = None
             if body is not None:
                 data = parse_json(body, "the request") if body else {}
+            self.query = self._query(method, name)
             route(self, data)
         except WebError as err:
             self._send_json(err.status, error_answer(None, one_line(str(err))))
@@ -181,9 +184,8 @@ class WebHandler(BotHandler):
             return
         match = session.match
         match.start_bots()  # if a bot is to move and none is thinking (after a failure), one does
-        after = self._query().get("after")
-        if after is not None and after.isdigit():
-            match.wait(int(after))
+        if "after" in self.query:
+            match.wait(self.query["after"])
         self._send_json(HTTPStatus.OK, match.page_json())
 
     def post_match(self, data):
@@ -238,12 +240,46 @@ class WebHandler(BotHandler):
         self._send_json(HTTPStatus.OK, self._watching().summary())
 
     def get_frame(self, _):
-        query = self._query()
-        try:
-            deal, step = int(query.get("deal", "1")), int(query.get("step", "0"))
-        except ValueError:
-            raise WebError("a frame is asked as ?deal=N&step=K (numbers)") from None
-        self._send_json(HTTPStatus.OK, self._watching().frame(deal, step))
+        frame = self._watching().frame(self.query.get("deal", 1), self.query.get("step", 0))
+        self._send_json(HTTPStatus.OK, frame)
+
+
+MAX_QUERY_NUMBER = 10**9
+"""The largest number a query parameter takes (a match's version, a deal, a step)."""
+QUERIES = {
+    ("GET", "match"): {"after": "the match's version the page has; the answer waits for a newer one"},
+    ("GET", "frame"): {"deal": "the deal, from 1", "step": "the step in the deal, from 0"},
+}
+"""The query parameters of the page's API, each a whole number from 0 to :data:`MAX_QUERY_NUMBER`;
+a request that gives any other is refused."""
+
+
+def parse_query(query: str, allowed: dict[str, str], where: str) -> dict[str, int]:
+    """``query`` (a URL's part after ``?``) as ``{name: number}``; :class:`WebError` (400), one
+    line, for a parameter not in ``allowed``, one given twice, or a value that is not ASCII
+    digits of at most :data:`MAX_QUERY_NUMBER`.
+
+    >>> parse_query("deal=2&step=0", {"deal": "", "step": ""}, "/frame")
+    {'deal': 2, 'step': 0}
+    """
+    numbers: dict[str, int] = {}
+    if not query:
+        return numbers
+    for part in query.split("&"):
+        name, equals, value = part.partition("=")
+        name = unquote(name)
+        if name not in allowed:
+            takes = f"takes {', '.join(allowed)}" if allowed else "takes no query parameters"
+            raise WebError(f"{where} {takes}, not {brief(name)}")
+        digits = unquote(value)
+        whole = digits.isascii() and digits.isdigit() and len(digits) <= len(str(MAX_QUERY_NUMBER))
+        if not equals or not whole or int(digits) > MAX_QUERY_NUMBER:
+            raise WebError(f"{where}: {name} must be a whole number from 0 to {MAX_QUERY_NUMBER}, "
+                           f"not {brief(digits)}")
+        if name in numbers:
+            raise WebError(f"{where}: {name} is given twice")
+        numbers[name] = int(digits)
+    return numbers
 
 
 def _cookie(sid: str) -> str:
