@@ -11,6 +11,9 @@ from dataclasses import dataclass, field, fields
 from ..errors import SpecError
 
 DEFAULT_PORT = 8765
+DEFAULT_MATCHES_PER_CLIENT = 4
+"""Sessions of the web page one remote address may hold on a public server
+(``--max-matches-per-client``, :class:`slagwerk.web.matches.MatchStore`)."""
 
 NODE_BYTES = (7 + 1) * 8
 """Bytes of one search-tree node (its ``NODE_FIELDS`` int64 fields and its float64 value;

@@ -7,7 +7,7 @@ import os
 import signal
 import sys
 
-from ..agents.limits import DEFAULT_PORT
+from ..agents.limits import DEFAULT_MATCHES_PER_CLIENT, DEFAULT_PORT
 from ..engine import GAME_NAMES
 from ..errors import OptionError
 from .bot import add_limit_options, add_server_options, defaults_from_args, limits_from_args
@@ -62,6 +62,10 @@ def add_web_options(parser) -> None:
     parser.add_argument("--max-matches", type=number_in(int, 1, 100_000), default=64, metavar="N",
                         help="most browser sessions (a match or a watched record each) held at once "
                         "(default 64)")
+    parser.add_argument("--max-matches-per-client", type=number_in(int, 1, 100_000),
+                        default=DEFAULT_MATCHES_PER_CLIENT, metavar="N",
+                        help=f"with --public: most sessions one remote address holds; one more is "
+                        f"refused with 429 (default {DEFAULT_MATCHES_PER_CLIENT})")
     parser.add_argument("--match-expiry", type=number_in(float, 0, MAX_SECONDS, above=True, unit=" seconds"),
                         default=1800.0, metavar="SECONDS",
                         help="a session nobody asked about for this long is dropped; a finished "
@@ -77,6 +81,7 @@ def check_web_options(args) -> None:
 def web_settings(args) -> dict:
     """The :class:`WebServer` keywords of the command line's web options."""
     return {"results": list(args.results), "max_matches": args.max_matches,
+            "matches_per_client": args.max_matches_per_client,
             "idle_s": args.match_expiry, "finished_s": args.match_expiry / 3}
 
 

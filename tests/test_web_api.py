@@ -237,13 +237,15 @@ class Client:
     """The page's side of the HTTP API: a cookie jar of one session, and a log of
     every JSON answer it received."""
 
-    def __init__(self, server):
+    def __init__(self, server, source: str | None = None):
         self.server = server
         self.cookie = None
         self.received: list[dict] = []
+        self.source = None if source is None else (source, 0)  # the client's own address
 
     def call(self, method: str, path: str, body=None, headers=None):
-        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=300)
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=300,
+                                          source_address=self.source)
         sent = dict(headers or {})
         data = None
         if body is not None:
@@ -701,3 +703,49 @@ def test_every_query_parameter_is_parsed_strictly_with_one_line_refusals(server,
     assert status == 400 and "after must be a whole number" in answer["error"]
     status, answer, _ = client.call("GET", "/web/api/shelf?x=1")
     assert status == 400 and "takes no query parameters" in answer["error"]
+
+
+def test_a_client_over_its_share_gets_429_and_nobody_elses_match_is_touched():
+    """Issue #59: one client used to take every session of the server with cookie-less POSTs.
+    On a public server one remote address holds at most its share; the next is 429 with
+    Retry-After, while another address still starts a match."""
+    web = WebServer("127.0.0.1", 0, limits=LIMITS, time_limit_ms=60_000, workers=1, public=True,
+                    worker_argv=[sys.executable, "-m", "slagwerk", "bot", "--time-limit-ms", "0"],
+                    max_matches=8, matches_per_client=2)
+    thread = threading.Thread(target=web.serve_forever, daemon=True)
+    thread.start()
+    body = {"game": "coins", "seat": 0, "agents": ["random", "random"], "seed": 1}
+    try:
+        greedy = [Client(web, "127.0.0.1") for _ in range(3)]
+        assert [c.call("POST", "/web/api/match", body)[0] for c in greedy[:2]] == [200, 200]
+        status, answer, response = greedy[2].call("POST", "/web/api/match", body)
+        assert status == 429 and "you already hold 2 matches" in answer["error"]
+        assert response.getheader("Retry-After") == "60"
+        other = Client(web, "127.0.0.2")
+        assert other.call("POST", "/web/api/match", body)[0] == 200
+        assert all(c.call("GET", "/web/api/match")[1]["kind"] != "none" for c in greedy[:2])
+        session = web.store.get(greedy[0].cookie)  # a session without a match in play makes room
+        session.match.close()
+        session.match = None
+        assert greedy[2].call("POST", "/web/api/match", body)[0] == 200
+    finally:
+        web.shutdown()
+        web.close()
+        thread.join(timeout=30)
+
+
+def test_the_store_counts_sessions_per_client():
+    store = MatchStore(lambda request: None, LIMITS, max_sessions=4, per_client=2, clock=lambda: 0.0)
+    in_play = SimpleNamespace(over=False, close=lambda: None)
+    for _ in range(2):
+        store.open(None, "a")[1].match = in_play
+    with pytest.raises(WebError) as refused:
+        store.open(None, "a")
+    assert refused.value.status == 429 and refused.value.headers == {"Retry-After": "60"}
+    store.open(None, "b")
+    store.open(None)  # a loopback server's sessions count towards nobody
+    assert len(store) == 4
+    finished = next(s for s in store._sessions.values() if s.client == "a")
+    finished.match = None  # nothing in play: the client's own session gives way
+    store.open(None, "a")
+    assert sum(s.client == "a" for s in store._sessions.values()) == 2 and len(store) == 4

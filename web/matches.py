@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 
+from ..agents.limits import DEFAULT_MATCHES_PER_CLIENT
 from ..agents.protocol import NO_DEFAULTS, Defaults, Limits
 from ..agents.registry import make, parse_spec, view_agent_class
 from ..engine import GAMES, make_game
@@ -56,9 +57,10 @@ def card_order_json(game) -> dict | None:
 class WebError(SlagwerkError):
     """A request of the page that cannot be done; ``status`` is its HTTP status."""
 
-    def __init__(self, message: str, status: int = HTTPStatus.BAD_REQUEST):
+    def __init__(self, message: str, status: int = HTTPStatus.BAD_REQUEST, headers: dict | None = None):
         super().__init__(message)
         self.status = status
+        self.headers = headers or {}
 
 
 @dataclass(frozen=True)
@@ -396,6 +398,13 @@ class Session:
     match: WebMatch | None = None
     watching: object | None = None
     seen: float = field(default=0.0)
+    client: str | None = None
+    """The remote address that opened it, on a server that counts sessions by address."""
+
+
+DEFAULT_PER_CLIENT = DEFAULT_MATCHES_PER_CLIENT
+RETRY_AFTER_S = 60
+"""The ``Retry-After`` of a client refused for holding its share."""
 
 
 class MatchStore:
@@ -405,13 +414,21 @@ class MatchStore:
     or ``finished_s`` seconds when its match is over. When the store is full,
     a new session first pushes out expired ones, then the one whose match
     ended longest ago; with none of those, it is refused (503).
+
+    A session opened with a ``client`` (the remote address, on a public
+    server) counts towards that client's share: at most ``per_client``
+    sessions. A client at its share first gives up its own session whose
+    match ended longest ago; with none, it is refused (429, ``Retry-After``),
+    and nobody else's session is touched.
     """
 
     def __init__(self, ask: Ask, limits: Limits, defaults: Defaults = NO_DEFAULTS, *,
                  max_sessions: int = 64, idle_s: float = 1800.0, finished_s: float = 600.0,
-                 clock: Callable[[], float] = time.monotonic):
-        if max_sessions < 1:
-            raise ValueError(f"max_sessions must be at least 1, not {max_sessions!r}")
+                 per_client: int = DEFAULT_PER_CLIENT, clock: Callable[[], float] = time.monotonic):
+        if max_sessions < 1 or per_client < 1:
+            raise ValueError(f"max_sessions and per_client must be at least 1, not {max_sessions!r} "
+                             f"and {per_client!r}")
+        self.per_client = per_client
         self.ask = ask
         self.limits = limits
         self.defaults = defaults
@@ -435,23 +452,26 @@ class MatchStore:
                 session.seen = self.clock()
             return session
 
-    def open(self, sid: str | None) -> tuple[str, Session]:
-        """The session ``sid``, or a new one under a new id if there is none."""
+    def open(self, sid: str | None, client: str | None = None) -> tuple[str, Session]:
+        """The session ``sid``, or a new one under a new id if there is none (counted towards
+        ``client``'s share, if given)."""
         with self._lock:
             self._purge()
             session = self._sessions.get(sid) if isinstance(sid, str) else None
             if session is None:
+                if client is not None:
+                    self._make_room_for(client)
                 if len(self._sessions) >= self.max_sessions:
                     self._push_out()
                 sid = secrets.token_urlsafe(SESSION_BYTES)
-                session = self._sessions[sid] = Session()
+                session = self._sessions[sid] = Session(client=client)
             session.seen = self.clock()
             return sid, session
 
-    def start(self, sid: str | None, data) -> tuple[str, WebMatch]:
+    def start(self, sid: str | None, data, client: str | None = None) -> tuple[str, WebMatch]:
         """A new match for session ``sid`` (replacing its match) from the page's settings."""
         settings = check_settings(data, self.limits, self.defaults)
-        sid, session = self.open(sid)
+        sid, session = self.open(sid, client)
         match = WebMatch(settings, self.ask)
         if session.match is not None:
             session.match.close()
@@ -468,6 +488,18 @@ class MatchStore:
         now = self.clock()
         for sid in [sid for sid, s in self._sessions.items() if self._expired(s, now)]:
             self._drop(sid)
+
+    def _make_room_for(self, client: str) -> None:
+        """Below ``client``'s share: its own longest-finished session goes, or 429."""
+        own = [(s.seen, sid, s) for sid, s in self._sessions.items() if s.client == client]
+        if len(own) < self.per_client:
+            return
+        finished = [(seen, sid) for seen, sid, s in own if s.match is None or s.match.over]
+        if not finished:
+            raise WebError(f"you already hold {self.per_client} matches in play on this server (the most "
+                           f"one address may); finish one or try again later", HTTPStatus.TOO_MANY_REQUESTS,
+                           {"Retry-After": str(RETRY_AFTER_S)})
+        self._drop(min(finished)[1])
 
     def _push_out(self) -> None:
         finished = [(s.seen, sid) for sid, s in self._sessions.items()

@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 from ..agents.http import BotHandler, BotServer, json_content_type
 from ..agents.protocol import encode, error_answer
 from ..errors import SlagwerkError, brief, one_line
-from .matches import WORKER_WAIT_S, MatchStore, WebError
+from .matches import DEFAULT_PER_CLIENT, WORKER_WAIT_S, MatchStore, WebError
 from .watch import RecordShelf, Watch, parse_json
 
 COOKIE = "slagwerk_session"
@@ -48,13 +48,14 @@ def page_file(name: str) -> bytes:
 class WebServer(BotServer):
     """The bot server with the page. ``results`` are folders whose records the page may
     open (read-only); ``max_matches``, ``idle_s`` and ``finished_s`` bound the
-    sessions (:class:`~.matches.MatchStore`)."""
+    sessions (:class:`~.matches.MatchStore`), and on a public server one remote address
+    holds at most ``matches_per_client`` of them."""
 
     def __init__(self, *args, results=(), max_matches: int = 64, idle_s: float = 1800.0,
-                 finished_s: float = 600.0, **kwargs):
+                 finished_s: float = 600.0, matches_per_client: int = DEFAULT_PER_CLIENT, **kwargs):
         super().__init__(*args, **kwargs)
         self.store = MatchStore(self._ask_bot, self.limits, self.defaults, max_sessions=max_matches,
-                                idle_s=idle_s, finished_s=finished_s)
+                                idle_s=idle_s, finished_s=finished_s, per_client=matches_per_client)
         self.shelf = RecordShelf(results)
         self.page = {name: page_file(name) for name in PAGE_FILES}
 
@@ -87,6 +88,11 @@ class WebHandler(BotHandler):
             return None
         morsel = cookie.get(COOKIE)
         return morsel.value if morsel is not None else None
+
+    def _client(self) -> str | None:
+        """Whom a new session counts towards: the remote address on a public server; on a
+        loopback one, nobody (every client there is this machine's)."""
+        return self.client_address[0] if self.server.public else None
 
     def _query(self, method: str, name: str) -> dict[str, int]:
         """The query of a request to the page's API ``name``, each parameter a whole number in
@@ -165,7 +171,7 @@ class WebHandler(BotHandler):
             self.query = self._query(method, name)
             route(self, data)
         except WebError as err:
-            self._send_json(err.status, error_answer(None, one_line(str(err))))
+            self._send_json(err.status, error_answer(None, one_line(str(err))), err.headers)
         except SlagwerkError as err:
             self._send_json(HTTPStatus.BAD_REQUEST, error_answer(None, one_line(str(err))))
 
@@ -189,7 +195,7 @@ class WebHandler(BotHandler):
         self._send_json(HTTPStatus.OK, match.page_json())
 
     def post_match(self, data):
-        sid, match = self.server.store.start(self._session_id(), data)
+        sid, match = self.server.store.start(self._session_id(), data, self._client())
         self._send_json(HTTPStatus.OK, match.page_json(), {"Set-Cookie": _cookie(sid)})
 
     def post_act(self, data):
@@ -232,7 +238,7 @@ class WebHandler(BotHandler):
             watch = Watch(data["record"], title[:120])
         else:
             raise WebError('open a record as {"record": RECORD} or {"shelf": ID}')
-        sid, session = self.server.store.open(self._session_id())
+        sid, session = self.server.store.open(self._session_id(), self._client())
         session.watching = watch
         self._send_json(HTTPStatus.OK, watch.summary(), {"Set-Cookie": _cookie(sid)})
 
