@@ -18,8 +18,11 @@ bad request or a ``Content-Length`` that is not plain digits; 403 for a
 ``Host`` that is not loopback (below); 404/405/411/413/415 for a wrong path,
 a method the path does not take (with an ``Allow`` header), a missing
 length, an oversized body or a body that is not ``application/json``; 500 if
-a worker died; 503 if no worker was free in time; 504 if the time limit ran
-out. Every answer, errors of HTTP itself included, has a JSON body.
+a worker died; 503 if no worker was free in time, or the server already holds
+``max_connections`` connections; 429 (with ``Retry-After``) if a client of a
+public server is over its share of connections or requests in flight
+(:mod:`.gate`); 504 if the time limit ran out. Every answer, errors of HTTP
+itself included, has a JSON body.
 
 Exposure. The server binds to loopback unless it is told ``public=True``
 (``slagwerk serve --public``): it has no authentication, so anyone who can
@@ -45,6 +48,13 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from ..errors import OptionError, SlagwerkError
+from .gate import (
+    DEFAULT_CONNECTIONS_PER_CLIENT,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_REQUESTS_PER_CLIENT,
+    ClientGate,
+)
+from .gate import RETRY_AFTER_S as GATE_RETRY_AFTER_S
 from .limits import DEFAULT_PORT
 from .protocol import (
     NO_DEFAULTS,
@@ -137,7 +147,9 @@ class BotServer(ThreadingHTTPServer):
                  limits: Limits | None = None, time_limit_ms: int = 30_000, workers: int = 1,
                  defaults: Defaults = NO_DEFAULTS, worker_argv: list[str] | None = None,
                  socket_timeout: float = 10.0, log_requests: bool = False, public: bool = False,
-                 warm_games=None):
+                 warm_games=None, max_connections: int = DEFAULT_MAX_CONNECTIONS,
+                 connections_per_client: int = DEFAULT_CONNECTIONS_PER_CLIENT,
+                 requests_per_client: int = DEFAULT_REQUESTS_PER_CLIENT):
         if time_limit_ms < 1:
             raise ValueError(f"time_limit_ms must be positive, not {time_limit_ms!r}")
         if not public and not is_loopback(host):
@@ -150,6 +162,9 @@ class BotServer(ThreadingHTTPServer):
         self.log_requests = log_requests
         self.public = public
         self.defaults = defaults
+        # Shares per client on a public server; a loopback server's clients are all this machine.
+        self.gate = ClientGate(max_connections, connections_per_client if public else None,
+                               requests_per_client if public else None)
         self.pool = WorkerPool(worker_argv or bot_command(self.limits, defaults, warm_games), workers,
                                time_limit_ms, default_game=defaults.game)
         try:
@@ -161,6 +176,24 @@ class BotServer(ThreadingHTTPServer):
     @property
     def port(self) -> int:
         return self.server_address[1]
+
+    def process_request(self, request, client_address):
+        refused = self.gate.open(client_address[0])
+        if refused is not None:  # answered here, before a thread is spent on it
+            _refuse(request, *refused)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.gate.close(client_address[0])
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.gate.close(client_address[0])
 
     def handle_error(self, request, client_address):
         # A client that hangs up mid-answer is routine; anything else is a bug worth a traceback.
@@ -184,6 +217,19 @@ class BotServer(ThreadingHTTPServer):
         finally:
             self.close()
         return 0
+
+
+def _refuse(sock: socket.socket, status: int, reason: str) -> None:
+    """Answer a connection that is not served with ``status`` and ``reason`` (JSON), without
+    waiting: what the socket's buffer does not take at once is dropped with it."""
+    body = (encode(error_answer(None, reason)) + "\n").encode("utf-8")
+    head = (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nRetry-After: {GATE_RETRY_AFTER_S}\r\nConnection: close\r\n\r\n")
+    try:
+        sock.setblocking(False)
+        sock.send(head.encode("ascii") + body)
+    except OSError:
+        pass
 
 
 class _DeadlineReader(io.RawIOBase):
@@ -327,7 +373,16 @@ class BotHandler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.BAD_REQUEST, error_answer(
                 None, f"a request is a JSON object, not {json_type(request)}"))
             return
-        status, answer = self.server.pool.ask(request, deadline)
+        client = self.client_address[0]
+        busy = self.server.gate.start_request(client)
+        if busy is not None:
+            self._send(HTTPStatus.TOO_MANY_REQUESTS, error_answer(request_id(request), busy),
+                       headers={"Retry-After": str(GATE_RETRY_AFTER_S)})
+            return
+        try:
+            status, answer = self.server.pool.ask(request, deadline)
+        finally:
+            self.server.gate.end_request(client)
         self._send(status, answer)
 
     def _read_body(self) -> bytes | None:

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 
+from ..agents.gate import DEFAULT_CONNECTIONS_PER_CLIENT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUESTS_PER_CLIENT
 from ..agents.limits import DEFAULT_MATCHES_PER_CLIENT, DEFAULT_PORT
 from ..engine import GAME_NAMES
 from ..errors import OptionError
@@ -49,6 +50,17 @@ def add_parser(subparsers) -> None:
                         default=10.0, metavar="SECONDS",
                         help="a client must send each whole request (headers and body) within this "
                         "time, or it is dropped; an idle keep-alive connection too (default 10)")
+    parser.add_argument("--max-connections", type=number_in(int, 1, 100_000), default=DEFAULT_MAX_CONNECTIONS,
+                        metavar="N", help=f"most connections held at once (a thread each); one more is "
+                        f"answered 503 (default {DEFAULT_MAX_CONNECTIONS})")
+    parser.add_argument("--max-connections-per-client", type=number_in(int, 1, 100_000),
+                        default=DEFAULT_CONNECTIONS_PER_CLIENT, metavar="N",
+                        help=f"with --public: most connections one remote address holds; one more is "
+                        f"answered 429 (default {DEFAULT_CONNECTIONS_PER_CLIENT})")
+    parser.add_argument("--max-requests-per-client", type=number_in(int, 1, 100_000),
+                        default=DEFAULT_REQUESTS_PER_CLIENT, metavar="N",
+                        help=f"with --public: most bot requests one remote address has in flight; one "
+                        f"more is answered 429 (default {DEFAULT_REQUESTS_PER_CLIENT})")
     parser.add_argument("--log", action="store_true", help="log every request to stderr")
     add_web_options(parser)
     parser.set_defaults(run=run)
@@ -102,7 +114,10 @@ def run(args) -> int:
 
     server = WebServer(args.host, args.port, limits=limits, time_limit_ms=args.time_limit_ms,
                        workers=args.workers, defaults=defaults, public=args.public,
-                       socket_timeout=args.client_timeout, log_requests=args.log, **web_settings(args))
+                       socket_timeout=args.client_timeout, log_requests=args.log,
+                       max_connections=args.max_connections,
+                       connections_per_client=args.max_connections_per_client,
+                       requests_per_client=args.max_requests_per_client, **web_settings(args))
     # A service manager stops the server with SIGTERM: close the workers on the way out.
     signal.signal(signal.SIGTERM, _stop)
     host, port = server.server_address[:2]

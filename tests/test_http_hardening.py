@@ -314,3 +314,112 @@ def test_serving_until_ctrl_c_closes_the_server_and_its_workers():
 
     server = Interrupted()
     assert BotServer.serve_until_interrupted(server) == 0 and server.closed
+
+
+# ---------------------------------------------------------------------- fair shares (issue #59)
+
+
+def _gated_server(**shares) -> tuple[BotServer, threading.Thread]:
+    bot_server = BotServer("127.0.0.1", 0, limits=Limits(max_request_bytes=64 * 1024), time_limit_ms=20_000,
+                           workers=2, socket_timeout=5.0, **shares)
+    thread = threading.Thread(target=bot_server.serve_forever, daemon=True)
+    thread.start()
+    return bot_server, thread
+
+
+def _info_status(server, source: str = "127.0.0.1") -> tuple[int, dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=GIVE_UP_S, source_address=(source, 0))
+    conn.request("GET", "/v1/info")
+    response = conn.getresponse()
+    headers = {key.lower(): value for key, value in response.getheaders()}
+    response.read()
+    conn.close()
+    return response.status, headers
+
+
+def _idle(server, source: str) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=GIVE_UP_S, source_address=(source, 0))
+    return sock
+
+
+def _served(server, count: int) -> None:
+    deadline = time.monotonic() + GIVE_UP_S
+    while server.gate.connections != count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert server.gate.connections == count
+
+
+def test_a_flood_of_idle_connections_from_one_client_leaves_room_for_others():
+    bot_server, thread = _gated_server(public=True, connections_per_client=4, max_connections=50)
+    try:
+        flood = [_idle(bot_server, "127.0.0.1") for _ in range(4)]
+        _served(bot_server, 4)
+        status, headers = _info_status(bot_server, "127.0.0.1")
+        assert status == 429 and headers["retry-after"] == "1"
+        assert _info_status(bot_server, "127.0.0.2")[0] == 200  # another client is answered at once
+        for sock in flood:
+            sock.close()
+        _served(bot_server, 0)
+        assert _info_status(bot_server, "127.0.0.1")[0] == 200
+    finally:
+        bot_server.shutdown()
+        bot_server.close()
+        thread.join(timeout=30)
+
+
+def test_connections_beyond_the_servers_cap_get_503_and_it_recovers():
+    bot_server, thread = _gated_server(max_connections=3)  # loopback: only the total counts
+    try:
+        idle = [_idle(bot_server, "127.0.0.1") for _ in range(3)]
+        _served(bot_server, 3)
+        status, headers = _info_status(bot_server)
+        assert status == 503 and headers["retry-after"] == "1"
+        idle.pop().close()
+        _served(bot_server, 2)
+        assert _info_status(bot_server)[0] == 200
+        for sock in idle:
+            sock.close()
+    finally:
+        bot_server.shutdown()
+        bot_server.close()
+        thread.join(timeout=30)
+
+
+def test_a_client_over_its_requests_in_flight_gets_429_while_another_is_served():
+    bot_server, thread = _gated_server(public=True, requests_per_client=1)
+    slow = json.dumps({**good_request(), "agent": "ismcts:time_ms=3000"}).encode()
+    answers = {}
+
+    def ask(name, source, body):
+        conn = http.client.HTTPConnection("127.0.0.1", bot_server.port, timeout=GIVE_UP_S * 4,
+                                          source_address=(source, 0))
+        conn.request("POST", "/v1/act", body=body, headers=JSON)
+        response = conn.getresponse()
+        answers[name] = (response.status, json.loads(response.read()), response.getheader("Retry-After"))
+        conn.close()
+
+    try:
+        first = threading.Thread(target=ask, args=("first", "127.0.0.1", slow))
+        first.start()
+        deadline = time.monotonic() + GIVE_UP_S * 4
+        while bot_server.gate._requests.get("127.0.0.1", 0) < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        ask("second", "127.0.0.1", _act_body())
+        ask("other", "127.0.0.2", _act_body())
+        first.join(timeout=GIVE_UP_S * 4)
+        assert answers["second"][0] == 429 and answers["second"][2] == "1"
+        assert "requests in flight" in answers["second"][1]["error"]
+        assert answers["other"][0] == 200 and answers["first"][0] == 200
+    finally:
+        bot_server.shutdown()
+        bot_server.close()
+        thread.join(timeout=30)
+
+
+def test_the_stall_experiment_runs_and_hostile_bodies_never_reach_a_worker():
+    from slagwerk.experiments.bench.stall import HOSTILE_KINDS, measure
+
+    results = measure(0.3)
+    assert set(results) == {"quiet", *HOSTILE_KINDS}
+    for kind in HOSTILE_KINDS:
+        assert results[kind]["statuses"] == [400] and results[kind]["act"]["n"] > 0

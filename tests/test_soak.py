@@ -1,4 +1,5 @@
-"""A bounded soak of ``slagwerk serve`` on loopback: 50 parallel clients and a few slow ones.
+"""A bounded soak of ``slagwerk serve`` on loopback: 50 parallel clients, a few slow ones and a
+misbehaving one (hostile bodies back to back, idle connections left open).
 
 The server runs as a subprocess on an ephemeral port with two workers. Every
 batch starts 50 clients at once (a burst on the listen backlog), each sending
@@ -105,6 +106,33 @@ def _slow_client(port: int, head: bytes, drip: bytes) -> float:
     return time.monotonic() - started
 
 
+HOSTILE_BODIES = [b'{"type": "act", "id": ' + b"9" * 100_000 + b"}",
+                  b'{"type": "act", "view": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"]
+"""A misbehaving client's bodies: 100,000 digits, and nesting 50,000 deep (issue #59)."""
+
+
+def _hostile_client(port: int, stop: threading.Event) -> int:
+    """Send hostile bodies back to back, and leave a connection open now and then, until
+    ``stop``; the number of requests sent."""
+    sent = 0
+    left_open = []
+    while not stop.is_set():
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=GIVE_UP_S)
+        try:
+            conn.request("POST", "/v1/act", body=HOSTILE_BODIES[sent % 2],
+                         headers={"Content-Type": "application/json"})
+            conn.getresponse().read()
+        except OSError:
+            pass
+        sent += 1
+        if sent % 10 == 0 and len(left_open) < 20:  # an idle connection it never uses
+            left_open.append(socket.create_connection(("127.0.0.1", port), timeout=GIVE_UP_S))
+        conn.close()
+    for sock in left_open:
+        sock.close()
+    return sent
+
+
 @pytest.fixture(scope="module")
 def served():
     server = subprocess.Popen(
@@ -143,9 +171,12 @@ def test_soak_every_valid_request_is_answered_and_memory_stays_flat(served):
     answered = 0
     soak_started = time.monotonic()
     slow_took = []
-    with ThreadPoolExecutor(CLIENTS + SLOW_CLIENTS) as executor:
+    hostile_sent = 0
+    with ThreadPoolExecutor(CLIENTS + SLOW_CLIENTS + 1) as executor:
         for batch in range(BATCHES):
             start = threading.Barrier(CLIENTS)
+            stop = threading.Event()
+            hostile = executor.submit(_hostile_client, port, stop)
             slow = [executor.submit(_slow_client, port, b"POST /v1/act HTTP/1.1\r\nX-Slow: ", b"a"),
                     executor.submit(_slow_client, port,
                                     b"POST /v1/act HTTP/1.1\r\nContent-Length: 5000\r\n\r\n", b" "),
@@ -159,11 +190,13 @@ def test_soak_every_valid_request_is_answered_and_memory_stays_flat(served):
                 count, bad = future.result(timeout=GIVE_UP_S * 2)
                 assert not bad, bad[:3]
                 answered += count
+            stop.set()
+            hostile_sent += hostile.result(timeout=GIVE_UP_S * 2)
             slow_took += [future.result(timeout=GIVE_UP_S * 2) for future in slow]
             assert server.poll() is None, "the server stopped"
             figures["rss_kb"].append(_rss_kb(server.pid))
     figures.update(requests_answered=answered, seconds=round(time.monotonic() - soak_started, 1),
-                   slow_client_dropped_after_s=round(max(slow_took), 1))
+                   slow_client_dropped_after_s=round(max(slow_took), 1), hostile_requests=hostile_sent)
     print("\nsoak figures:", json.dumps(figures))
     assert answered == CLIENTS * REQUESTS_PER_CLIENT * BATCHES
     assert all(took < GIVE_UP_S for took in slow_took), slow_took  # every slow client was dropped
