@@ -12,6 +12,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_http import JSON, good_request, legal_for
 
 from slagwerk.agents.http import LISTEN_BACKLOG, BindError, BotServer, is_loopback
@@ -423,3 +425,29 @@ def test_the_stall_experiment_runs_and_hostile_bodies_never_reach_a_worker():
     assert set(results) == {"quiet", *HOSTILE_KINDS}
     for kind in HOSTILE_KINDS:
         assert results[kind]["statuses"] == [400] and results[kind]["act"]["n"] > 0
+
+
+PATH_TEXT = st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7e), max_size=300)
+HEADER_VALUE = st.binary(max_size=200).map(lambda raw: bytes(b for b in raw if b not in b"\r\n"))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(path=PATH_TEXT, name=st.sampled_from([b"Content-Length", b"Content-Type", b"Host", b"Cookie",
+                                              b"Transfer-Encoding", b"Connection", b"X-Any"]),
+       value=HEADER_VALUE, method=st.sampled_from([b"GET", b"POST"]))
+def test_fuzzed_paths_and_headers_each_get_one_json_answer_under_500(server, path, name, value, method):
+    """Issue #59: the fuzzing covers paths and headers as it covers bodies: every request gets
+    an HTTP answer with a JSON body whose error (if any) is one line, never a 5xx."""
+    target = ("/" + path.lstrip("/")).encode("ascii")
+    body = b"{}"
+    head = method + b" " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n" + name + b": " + value + b"\r\n"
+    if name not in (b"Content-Length", b"Transfer-Encoding"):
+        head += b"Content-Length: 2\r\n"
+    status, _, reply = exchange(server, head + b"Connection: close\r\n\r\n" + body)
+    assert 200 <= status < 500, (status, head, reply[:200])
+    if reply:
+        answer = json.loads(reply)
+        assert "\n" not in answer.get("error", ""), answer
+    info = b"GET /v1/info HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    assert exchange(server, info)[0] == 200

@@ -749,3 +749,18 @@ def test_the_store_counts_sessions_per_client():
     finished.match = None  # nothing in play: the client's own session gives way
     store.open(None, "a")
     assert sum(s.client == "a" for s in store._sessions.values()) == 2 and len(store) == 4
+
+
+def test_fuzzed_page_paths_and_cookies_each_get_one_json_line_under_500(server):
+    """Issue #59: paths and headers of the page's API are fuzzed as bodies are."""
+    rng = random.Random(59)
+    alphabet = "abcdefghijklmnopqrstuvwxyz/%?=&.~_-0123456789²"
+    for _ in range(150):
+        client = Client(server)
+        path = "/web/api/" + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        client.cookie = "".join(rng.choice(alphabet + ";, \"") for _ in range(rng.randint(0, 60)))
+        status, answer, _ = client.call(rng.choice(["GET", "POST"]), quote(path, safe="/%?=&"),
+                                        body=rng.choice([None, {}, b"[]"]))
+        assert 200 <= status < 500, (path, status, answer)
+        if isinstance(answer, dict) and "error" in answer:
+            assert "\n" not in answer["error"], answer
