@@ -444,7 +444,11 @@ def test_fuzzed_paths_and_headers_each_get_one_json_answer_under_500(server, pat
     head = method + b" " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n" + name + b": " + value + b"\r\n"
     if name not in (b"Content-Length", b"Transfer-Encoding"):
         head += b"Content-Length: 2\r\n"
-    status, _, reply = exchange(server, head + b"Connection: close\r\n\r\n" + body)
+    try:
+        status, _, reply = exchange(server, head + b"Connection: close\r\n\r\n" + body)
+    except IndexError:  # no answer: a Content-Length over the body sent, and the client dropped
+        assert name == b"Content-Length" and value.strip(b" \t").isdigit() and int(value) > len(body), value
+        return
     assert 200 <= status < 500, (status, head, reply[:200])
     if reply:
         answer = json.loads(reply)
