@@ -8,7 +8,7 @@ b2) -> .. W3 + b3``. The same shape is trained in PyTorch
 agree to 1e-5.
 
 A decision takes the legal action with the highest value (:func:`best_index`);
-search uses the values as a prior (:func:`softmax_over_legal`).
+a guided search reads the values through :mod:`slagwerk.search.guide`.
 """
 
 from __future__ import annotations
@@ -33,19 +33,3 @@ def best_index(values, mask):
         if mask[i] and (best < 0 or values[i] > values[best]):
             best = i
     return best
-
-
-@njit(cache=True)
-def softmax_over_legal(values, mask, temperature, out):
-    """A probability for every index, zero where illegal: ``softmax(values / temperature)``
-    over the legal indices."""
-    top = -np.inf
-    for i in range(values.shape[0]):
-        if mask[i] and values[i] > top:
-            top = values[i]
-    total = 0.0
-    for i in range(values.shape[0]):
-        out[i] = np.exp((values[i] - top) / temperature) if mask[i] else 0.0
-        total += out[i]
-    for i in range(values.shape[0]):
-        out[i] /= total
