@@ -128,20 +128,23 @@ def evidence(truth: float, log_weights: np.ndarray) -> float:
 
 
 def measure_position(game, true_state, seat, view, worlds: int, iterations: int, searches: int,
-                     seed: int) -> dict | None:
-    """One position's ``gain`` and ``evidence`` per likelihood (the module doc);
-    None when no card is hidden or the truth cannot be replayed."""
+                     seed: int) -> dict | str:
+    """One position's ``gain`` and ``evidence`` per likelihood (the module doc), or
+    why it was skipped: no world agreed, the truth cannot be replayed, or no card
+    is hidden."""
     rebuilt = game.state_from_view(view, seed=seed)
     script = rebuilt.game.replay_script(view)
     belief = infer(rebuilt, script, seat, temperature=math.inf, particles=worlds, seed=derive_seed(seed, 1))
     if belief.worlds is None:
-        return None
+        return "no agreeing world"
     rng = make_rng(derive_seed(seed, 2))
     truth_steps = history_steps(game, true_state.array, script, rng)
     placed = np.array([game.card_places(w) for w in belief.worlds])
     hidden = np.flatnonzero((placed != placed[0]).any(axis=0))
-    if truth_steps is None or len(hidden) == 0:
-        return None
+    if truth_steps is None:
+        return "truth not replayed"
+    if len(hidden) == 0:
+        return "no hidden card"
     true_places = game.card_places(true_state.array)
     betas = script.model.betas()
     columns = {name: [] for name in LIKELIHOODS}
@@ -184,15 +187,19 @@ def run(game_name: str, count: int = 12, worlds: int = 128, iterations: int = 30
     game = make_game(game_name)
     spec = f"ismcts:iterations={iterations},belief=uniform"
     rows = []
+    skipped: dict[str, int] = {}
     found = positions(game_name, count, seed, (spec,))
     for i, (state, seat, view) in enumerate(found):
         row = measure_position(game, state, seat, view, worlds, iterations, searches, derive_seed(seed, 5, i))
-        if row is not None:
+        if isinstance(row, str):
+            skipped[row] = skipped.get(row, 0) + 1
+        else:
             rows.append(row)
         if progress is not None:
             progress(i + 1, len(found))
     return {"game": game_name, "positions": len(rows), "worlds": worlds, "iterations": iterations,
-            "searches": searches, "seed": seed, "summary": summarize(rows) if rows else {}, "rows": rows}
+            "searches": searches, "seed": seed, "summary": summarize(rows) if rows else {}, "rows": rows,
+            "skipped": skipped}
 
 
 def main(argv=None) -> None:
