@@ -101,8 +101,10 @@ def _say_round(line: dict) -> None:
     if now - _SAID["at"] < SAY_EVERY_S:
         return
     _SAID["at"] = now
+    mean = (f"mean return {line['mean_return']:+.3f}" if "mean_return" in line
+            else f"mean target {line['mean_target']:+.3f}")
     print(f"round {line['round'] + 1}: {line['deals']} deals, {line['samples']} decisions, loss "
-          f"{line['loss']:.4f}, mean return {line['mean_return']:+.3f}, "
+          f"{line['loss']:.4f}, {mean}, "
           f"{line['total_seconds'] / 60:.1f} min in all", file=sys.stderr, flush=True)
 
 

@@ -165,6 +165,11 @@ class EncodedMatch:
             self._legal_fresh = True
         return self._mask
 
+    def legal_actions(self) -> np.ndarray:
+        """The engine's action of each legal index (by index; read where :meth:`mask` is 1)."""
+        self.mask()
+        return self._actions
+
     def legal(self, index) -> bool:
         return 0 <= index < len(self._mask) and bool(self.mask()[index])
 

@@ -12,11 +12,16 @@ pytest.importorskip("torch")
 
 from slagwerk.agents import make  # noqa: E402
 from slagwerk.agents.match import play_match  # noqa: E402
-from slagwerk.agents.model import load_model  # noqa: E402
+from slagwerk.agents.model import Model, load_model  # noqa: E402
 from slagwerk.cli import main  # noqa: E402
-from slagwerk.engine import GAME_NAMES, make_game  # noqa: E402
+from slagwerk.engine import GAME_NAMES, contract, make_game  # noqa: E402
+from slagwerk.engine.bits import make_rng  # noqa: E402
+from slagwerk.envs.encoded import EncodedMatch  # noqa: E402
 from slagwerk.experiments.training.config import TrainConfig  # noqa: E402
 from slagwerk.experiments.training.run import run_training  # noqa: E402
+from slagwerk.experiments.training.selfplay import VISITS_HALF_WEIGHT, search_targets  # noqa: E402
+from slagwerk.search.guide import Guide  # noqa: E402
+from slagwerk.search.ismcts import ismcts  # noqa: E402
 
 SMALL = dict(deals=6, chunk=3, hidden=(8, 8), batch_size=32, curve_points=0)
 CURVE = dict(snapshot_every=1, curve_points=2, curve_groups=3)
@@ -75,6 +80,63 @@ def test_the_same_seed_gives_the_same_model_with_any_number_of_workers(tmp_path)
     other = run_training(_config(rounds=2, seed=9), tmp_path / "other", jobs=1)
     assert all(np.array_equal(a, b) for a, b in zip(_weights(one.model_path), _weights(two.model_path)))
     assert not np.array_equal(_weights(one.model_path)[0], _weights(other.model_path)[0])
+
+
+@pytest.mark.parametrize("teacher", ["ismcts", "guided"])
+def test_a_taught_run_resumes_to_the_model_of_an_uninterrupted_one_with_any_number_of_workers(
+        tmp_path, teacher):
+    taught = dict(teacher=teacher, teacher_iterations=12, game="kozel")
+    whole = run_training(_config(**taught), tmp_path / "whole", jobs=1)
+
+    def stop_after_second(line):
+        if line["round"] == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_training(_config(**taught), tmp_path / "part", jobs=2, on_round=stop_after_second)
+    resumed = run_training(None, tmp_path / "part", resume=True, jobs=2)
+    assert [line["round"] for line in resumed.rounds] == [0, 1, 2]
+    assert all(-1 <= line["mean_target"] <= 1 and line["samples"] > 0 for line in resumed.rounds)
+    for a, b in zip(_weights(whole.model_path), _weights(resumed.model_path)):
+        assert np.array_equal(a, b)
+    dmc = run_training(_config(game="kozel"), tmp_path / "dmc", jobs=1)
+    assert not np.array_equal(_weights(whole.model_path)[0], _weights(dmc.model_path)[0])
+    assert load_model(whole.model_path, make_game("kozel")).meta["method"] == f"expert-iteration:{teacher}"
+
+
+def _midgame(game_name: str, seed: int, steps: int) -> EncodedMatch:
+    match = EncodedMatch(game_name, seed=seed, reward="deal")
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if match.step(int(rng.choice(np.flatnonzero(match.mask())))) is not None:
+            break  # a deal ended early: its next deal is a position as good as any
+    return match
+
+
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+def test_the_teachers_targets_are_its_searchs_values_and_blind_to_hidden_cards(game_name):
+    match = _midgame(game_name, 5, 3)
+    seat = match.to_move
+    legal = np.flatnonzero(match.mask())
+    index_of = {int(a): int(i) for i, a in zip(legal, match.legal_actions()[legal])}
+    actions = match.module.NUM_ACTIONS
+    other = match.array.copy()
+    contract.determinize(other, seat, make_rng(7))
+    assert not np.array_equal(other, match.array)  # some hidden card moved
+    guide = Guide(Model.initial(make_game(game_name), hidden=(8, 8), seed=1).weights)
+    for teacher in (None, guide):
+        target, weight, chosen = search_targets(match.array, seat, index_of, actions, 60, 3, teacher)
+        found = ismcts(match.array, seat, iterations=60, seed=3, guide=teacher)
+        assert chosen == index_of[int(found.action)]
+        tried = {index_of[int(a)]: (v, w) for a, v, w in zip(found.actions, found.visits, found.values)
+                 if v > 0}
+        assert set(np.flatnonzero(weight)) == set(tried) <= set(legal.tolist())
+        for i, (visits, value) in tried.items():
+            assert target[i] == pytest.approx(2 * value - 1)
+            assert weight[i] == pytest.approx(visits / (visits + VISITS_HALF_WEIGHT))
+        hidden_changed = search_targets(other, seat, index_of, actions, 60, 3, teacher)
+        assert np.array_equal(target, hidden_changed[0]) and np.array_equal(weight, hidden_changed[1])
+        assert chosen == hidden_changed[2]
 
 
 def test_the_command_trains_resumes_and_writes_the_model_where_asked(tmp_path, capsys):

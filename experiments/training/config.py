@@ -3,7 +3,7 @@ and its resume check come."""
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
@@ -44,6 +44,12 @@ class TrainConfig(Settings):
                          le=1_000_000)
     chunk: int = setting(250, "deals a worker plays at once (seeded by round and chunk)", ge=1,
                          le=1_000_000)
+    teacher: Literal["none", "ismcts", "guided"] = setting(
+        "none", "what the network learns from: none, the deals' returns (Deep Monte-Carlo); ismcts, "
+        "the values of an ISMCTS search of every decision; guided, the same search guided by the "
+        "network (expert iteration)")
+    teacher_iterations: int = setting(200, "iterations of the teacher's search per decision", ge=1,
+                                      le=100_000)
     epsilon: float = setting(0.05, "chance that an actor explores: a random legal action", ge=0, le=1)
     hidden: tuple[Annotated[int, Field(ge=1, le=4096)], ...] = setting(
         (256, 256), "sizes of the network's two hidden layers", metavar="N", min_length=2, max_length=2)

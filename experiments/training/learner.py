@@ -1,8 +1,10 @@
-"""The network in PyTorch and its Deep Monte-Carlo update (needs the extra ``train``).
+"""The network in PyTorch and its updates (needs the extra ``train``).
 
 The network is :mod:`slagwerk.search.network`'s, in PyTorch's terms: linear layers
-with ReLU between them, one output per action index. An update regresses the
-output of each sample's chosen index on its return (mean squared error) with Adam.
+with ReLU between them, one output per action index. The Deep Monte-Carlo update
+regresses the output of each sample's chosen index on its return; the taught
+update regresses every output the search gave a target, weighted (both: mean
+squared error, Adam).
 Training runs on one thread, so that the same samples give the same weights on any
 machine (PyTorch's CPU kernels may sum in another order with more threads).
 """
@@ -79,6 +81,27 @@ class Learner:
                 loss_sum += loss.item() * len(batch)
                 count += len(batch)
         return loss_sum / max(count, 1)
+
+    def update_taught(self, x: np.ndarray, target: np.ndarray, weight: np.ndarray, batch_size: int,
+                      epochs: int, seed: int) -> float:
+        """As :meth:`update`, on every output with a weight: the weighted mean squared error."""
+        order_rng = np.random.default_rng(seed)
+        xs, ys, ws = torch.from_numpy(x), torch.from_numpy(target), torch.from_numpy(weight)
+        loss_sum, total = 0.0, 0.0
+        for _ in range(epochs):
+            loss_sum, total = 0.0, 0.0
+            order = torch.from_numpy(order_rng.permutation(len(target)))
+            for start in range(0, len(target), batch_size):
+                batch = order[start:start + batch_size]
+                w = ws[batch]
+                mass = w.sum()
+                loss = (w * (self.net(xs[batch]) - ys[batch]) ** 2).sum() / mass.clamp(min=1e-9)
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                loss_sum += loss.item() * mass.item()
+                total += mass.item()
+        return loss_sum / max(total, 1e-9)
 
     def state_bytes(self) -> bytes:
         """The network and the optimiser, for a checkpoint."""

@@ -27,8 +27,10 @@ from .config import TrainConfig
 from .curve import forget_snapshots, rate_snapshots, save_snapshot
 from .folder import CHECKPOINT, MODEL, TRAINING_LOG, TrainingFolder
 from .learner import Learner, require_torch
-from .selfplay import Samples, play_deals
+from .selfplay import Samples, TaughtSamples, play_deals, play_taught_deals
 
+METHODS = {"none": "dmc", "ismcts": "expert-iteration:ismcts", "guided": "expert-iteration:guided"}
+"""The ``method`` a model file records, by the run's teacher."""
 LEARN_SEED = 0x1EA2
 """Mixed into a round's seed for the order in which the learner reads its samples."""
 
@@ -104,19 +106,28 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
             tasks = [(config.game, dict(config.options), weights, config.epsilon,
                       derive_seed(config.seed, number, index), size)
                      for index, size in enumerate(chunks(config.deals, config.chunk))]
-            samples = Samples.join(parallel_map(play_deals, tasks, jobs, backend, scheduler))
-            loss = learner.update(samples.x, samples.index, samples.target, config.batch_size,
-                                  config.epochs, derive_seed(config.seed, number, LEARN_SEED))
+            learn_seed = derive_seed(config.seed, number, LEARN_SEED)
+            if config.teacher == "none":
+                samples = Samples.join(parallel_map(play_deals, tasks, jobs, backend, scheduler))
+                loss = learner.update(samples.x, samples.index, samples.target, config.batch_size,
+                                      config.epochs, learn_seed)
+                mean = {"mean_return": float(np.mean(samples.target))}
+            else:
+                tasks = [(*task, config.teacher, config.teacher_iterations) for task in tasks]
+                samples = TaughtSamples.join(parallel_map(play_taught_deals, tasks, jobs, backend, scheduler))
+                loss = learner.update_taught(samples.x, samples.target, samples.weight, config.batch_size,
+                                             config.epochs, learn_seed)
+                mean = {"mean_target": float((samples.target * samples.weight).sum() / samples.weight.sum())}
             seconds = time.perf_counter() - start
             spent += seconds
-            line = {"round": number, "deals": samples.deals, "samples": len(samples.target),
-                    "loss": round(loss, 6), "mean_return": round(float(np.mean(samples.target)), 6),
+            line = {"round": number, "deals": samples.deals, "samples": len(samples.x),
+                    "loss": round(loss, 6), **{k: round(v, 6) for k, v in mean.items()},
                     "seconds": round(seconds, 3), "total_seconds": round(spent, 3)}
             rounds.append(line)
             state = io.BytesIO()
             torch.save({"learner": learner.state_bytes(), "rounds": [json.dumps(r) for r in rounds]}, state)
             replace_file(folder.path, CHECKPOINT, state.getvalue())
-            meta = model_meta(game, module, "dmc", rounds=len(rounds), seed=config.seed,
+            meta = model_meta(game, module, METHODS[config.teacher], rounds=len(rounds), seed=config.seed,
                               deals=sum(r["deals"] for r in rounds), seconds=round(spent, 1))
             save_model(Model(learner.weights(), meta), folder.path / MODEL)
             if len(rounds) % config.snapshot_every == 0:

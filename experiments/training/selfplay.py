@@ -1,11 +1,20 @@
-"""The actors: deals played by the current network on the engines, as training samples.
+"""The actors: deals played on the engines, as training samples.
 
-Every decision of every seat becomes a sample: the seat's observation, the index
-of the action chosen, and the seat's return when the deal ended (in [-1, 1], the
-environments' ``reward="deal"``). An actor chooses the legal action the network
-values most, or with probability ``epsilon`` a uniformly random legal one. A
-batch is a pure function of its arguments: the same seed gives the same samples
-on any machine and in any worker.
+Every decision of every seat becomes a sample of the seat's observation. What it
+is trained towards depends on the run's ``teacher``:
+
+- none (Deep Monte-Carlo, :func:`play_deals`): the actor chooses the legal action
+  the network values most; the sample is the index of that action and the return
+  its seat got when the deal ended (in [-1, 1], the environments' ``reward="deal"``);
+- a search (expert iteration, :func:`play_taught_deals`): ISMCTS searches the
+  decision from the seat's information, unguided or guided by the current
+  network; the actor plays the search's choice, and every root action the search
+  tried is a target: its mean reward, as a value ``2 * reward - 1``, weighted
+  ``visits / (visits + 4)`` so that an action tried once counts little.
+
+With probability ``epsilon`` an actor plays a uniformly random legal action
+instead. A batch is a pure function of its arguments: the same seed gives the
+same samples on any machine and in any worker.
 """
 
 from __future__ import annotations
@@ -15,7 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...envs.encoded import EncodedMatch
+from ...search.guide import Guide
+from ...search.ismcts import ismcts
 from ...search.network import best_index, forward
+
+TEACHERS = ("none", "ismcts", "guided")
+"""Where the targets come from: the deal's returns, or ISMCTS unguided or guided by the network."""
+VISITS_HALF_WEIGHT = 4
+"""A root action tried this often weighs half as much as one tried very often."""
 
 
 @dataclass
@@ -65,3 +81,63 @@ def play_deals(game_name: str, options: dict, weights: tuple, epsilon: float, se
                 match.reset()
     return Samples(np.asarray(xs, dtype=np.float32), np.asarray(indices, dtype=np.int64),
                    np.asarray(targets, dtype=np.float32), played)
+
+
+@dataclass
+class TaughtSamples:
+    """Decisions and the search's values of their actions: ``x`` (n, observation) float32,
+    ``target`` and ``weight`` (n, actions) float32 (weight 0 where the search tried nothing);
+    ``deals`` counts the deals played."""
+
+    x: np.ndarray
+    target: np.ndarray
+    weight: np.ndarray
+    deals: int
+
+    @classmethod
+    def join(cls, parts: list[TaughtSamples]) -> TaughtSamples:
+        return cls(np.concatenate([p.x for p in parts]), np.concatenate([p.target for p in parts]),
+                   np.concatenate([p.weight for p in parts]), sum(p.deals for p in parts))
+
+
+def search_targets(array: np.ndarray, seat: int, index_of: dict, num_actions: int, iterations: int,
+                   seed: int, guide: Guide | None) -> tuple[np.ndarray, np.ndarray, int]:
+    """The teacher's targets for ``seat`` to move in the state ``array``: the value ``2 * reward - 1``
+    and the weight of every action index its search tried (see the module doc), and the index it
+    chose. ``index_of`` maps each legal engine action to its index. The search reads the seat's
+    information only: each iteration deals the cards hidden from the seat anew."""
+    found = ismcts(array, seat, iterations=iterations, seed=seed, guide=guide)
+    target = np.zeros(num_actions, np.float32)
+    weight = np.zeros(num_actions, np.float32)
+    for action, visits, value in zip(found.actions, found.visits, found.values):
+        if visits > 0:
+            target[index_of[int(action)]] = 2.0 * value - 1.0
+            weight[index_of[int(action)]] = visits / (visits + VISITS_HALF_WEIGHT)
+    return target, weight, index_of[int(found.action)]
+
+
+def play_taught_deals(game_name: str, options: dict, weights: tuple, epsilon: float, seed: int,
+                      deals: int, teacher: str, iterations: int) -> TaughtSamples:
+    """Play ``deals`` deals in which ``teacher`` (``"ismcts"`` or ``"guided"``, by the network
+    ``weights``) searches every decision with ``iterations`` iterations (see the module doc)."""
+    match = EncodedMatch(game_name, seed=seed, reward="deal", **options)
+    explore = np.random.default_rng(seed)
+    guide = Guide(weights) if teacher == "guided" else None
+    xs, targets, weights_out = [], [], []
+    played = 0
+    while played < deals:
+        seat = match.to_move
+        xs.append(match.observe(seat))
+        legal = np.flatnonzero(match.mask())
+        index_of = {int(a): int(i) for i, a in zip(legal, match.legal_actions()[legal])}
+        target, weight, chosen = search_targets(match.array, seat, index_of, match.module.NUM_ACTIONS,
+                                                iterations, int(explore.integers(1 << 62)), guide)
+        targets.append(target)
+        weights_out.append(weight)
+        index = int(explore.choice(legal)) if explore.random() < epsilon else chosen
+        if match.step(index) is not None:
+            played += 1
+            if match.is_over:
+                match.reset()
+    return TaughtSamples(np.asarray(xs, dtype=np.float32), np.asarray(targets), np.asarray(weights_out),
+                         played)
