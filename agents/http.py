@@ -1,4 +1,5 @@
-"""The bot protocol over HTTP: ``POST /v1/act`` and ``GET /v1/info`` with JSON bodies.
+"""The bot protocol over HTTP: ``POST /v1/act`` and ``GET /v1/info`` with JSON bodies
+(and ``GET /v1/openapi.json``, the contract: :mod:`.openapi`).
 
 ``slagwerk serve`` runs :class:`BotServer`. The requests and answers are
 those of :mod:`slagwerk.agents.protocol`: the body of ``POST /v1/act`` is an
@@ -48,6 +49,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from ..errors import OptionError, SlagwerkError
+from . import openapi
 from .gate import (
     DEFAULT_CONNECTIONS_PER_CLIENT,
     DEFAULT_MAX_CONNECTIONS,
@@ -56,6 +58,7 @@ from .gate import (
 )
 from .gate import RETRY_AFTER_S as GATE_RETRY_AFTER_S
 from .limits import DEFAULT_PORT
+from .openapi import OPENAPI_PATH
 from .protocol import (
     NO_DEFAULTS,
     Defaults,
@@ -77,7 +80,7 @@ DRAIN_LIMIT_BYTES = 1 << 24
 """An oversized body up to this size is read and dropped before the 413 answer."""
 LISTEN_BACKLOG = 512
 """Connections the kernel queues before the server accepts them (a burst of clients)."""
-ALLOWED_METHODS = {INFO_PATH: "GET", ACT_PATH: "POST"}
+ALLOWED_METHODS = {INFO_PATH: "GET", ACT_PATH: "POST", OPENAPI_PATH: "GET"}
 """The one method each path takes; any other is answered 405 with an ``Allow`` header."""
 
 
@@ -342,6 +345,8 @@ class BotHandler(BaseHTTPRequestHandler):
             "Content-Length", "0").strip() != "0"
         if self._path() == INFO_PATH:
             self._send(HTTPStatus.OK, self.server.info(), close=close)
+        elif self._path() == OPENAPI_PATH:
+            self._send(HTTPStatus.OK, openapi.document(), close=close)
         else:
             self._method_not_allowed(close=close)
 

@@ -171,6 +171,10 @@ def _schema(model) -> dict:
         prop = schema["properties"][name]
         if field.default is None and not field.is_required() and name != "id":
             prop.pop("default", None)
+    for nested in schema.get("$defs", {}).values():  # the same, where the type says null is no value
+        for prop in nested.get("properties", {}).values():
+            if "default" in prop and prop["default"] is None and prop.get("type") not in (None, "null"):
+                prop.pop("default")
     return schema
 
 
