@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 
@@ -58,7 +59,14 @@ def parse_spec(spec: str | AgentSpec) -> tuple[str, dict, str]:
     is a command-line convenience that :func:`resolve_spec_files` turns into
     values where a command starts)."""
     parsed = AgentSpec.parse(spec)
-    return parsed.name, parsed.values, parsed.label
+    return canonical_name(parsed.name), parsed.values, parsed.label
+
+
+def canonical_name(name: str) -> str:
+    """The registered agent ``name`` names in any case (``Heuristic``: ``heuristic``), else ``name``."""
+    if name in AGENTS:
+        return name
+    return next((known for known in AGENTS if known.lower() == name.lower()), name)
 
 
 def resolve_spec_files(spec: str, game=None, warn=None) -> str:
@@ -209,7 +217,9 @@ def agent_class(name: str) -> type[Agent]:
     try:
         return AGENTS[name]
     except KeyError:
-        raise SpecError(f"unknown agent {name!r} (agents: {', '.join(sorted(AGENTS))})") from None
+        close = difflib.get_close_matches(name.lower(), sorted(AGENTS), n=1, cutoff=0.6)
+        hint = f": did you mean {close[0]!r}?" if close else ""
+        raise SpecError(f"unknown agent {name!r}{hint} (agents: {', '.join(sorted(AGENTS))})") from None
 
 
 def view_agent_class(spec: str | AgentSpec) -> type[Agent]:

@@ -45,6 +45,23 @@ class ExactParser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
+    def add_argument(self, *args, **kwargs):
+        """As argparse's; a choice among names (games, ...) is taken in any case: ``Kozel``."""
+        choices = kwargs.get("choices")
+        if choices is not None and "type" not in kwargs and all(isinstance(c, str) for c in choices):
+            kwargs["type"] = _any_case(choices)
+        return super().add_argument(*args, **kwargs)
+
+    def _check_value(self, action, value):
+        """argparse's check of a choice, naming the nearest one for a misspelt name."""
+        if action.choices is not None and value not in action.choices and isinstance(value, str):
+            close = difflib.get_close_matches(value, [str(c) for c in action.choices], n=1, cutoff=0.6)
+            if close:
+                shown = ", ".join(map(str, action.choices))
+                raise argparse.ArgumentError(
+                    action, f"invalid choice: {value!r}: did you mean {close[0]!r}? (choose from {shown})")
+        super()._check_value(action, value)
+
     def error(self, message: str):
         """argparse's error on one line, with the nearest option named for a misspelt one."""
         if message.startswith("unrecognized arguments:"):
@@ -59,6 +76,16 @@ class ExactParser(argparse.ArgumentParser):
                 message = f"{message} ({'; '.join(hints)})"
         # One line, as every other error (the whole usage would bury it): where to look instead.
         self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the options)\n")
+
+
+def _any_case(choices):
+    """An argparse ``type`` giving the choice spelt like ``text`` but for case (else ``text``)."""
+    by_lower = {c.lower(): c for c in choices}
+
+    def choice(text: str) -> str:
+        return by_lower.get(text.lower(), text)
+
+    return choice
 
 
 def _option_strings(parser: argparse.ArgumentParser) -> set[str]:

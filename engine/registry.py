@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from importlib import import_module
 
@@ -118,7 +119,10 @@ def game_info(name: str) -> GameInfo:
     try:
         return _BY_NAME[name]
     except (KeyError, TypeError):
-        raise OptionError(f"unknown game {brief(name)} (games: {', '.join(_BY_NAME)})") from None
+        close = difflib.get_close_matches(name.lower(), list(_BY_NAME), n=1, cutoff=0.6) \
+            if isinstance(name, str) else []
+        hint = f": did you mean {close[0]!r}?" if close else ""
+        raise OptionError(f"unknown game {brief(name)}{hint} (games: {', '.join(_BY_NAME)})") from None
 
 
 def info_by_id(game_id: int) -> GameInfo:

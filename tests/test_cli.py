@@ -144,6 +144,29 @@ def test_an_option_must_be_spelt_in_full_and_a_near_one_is_named(argv, hint, cap
     assert "unrecognized arguments" in err and hint in err
 
 
+@pytest.mark.parametrize("argv, hint", [
+    (["tournament", "--game", "kozl"], "invalid choice: 'kozl': did you mean 'kozel'?"),
+    (["play", "aluete"], "invalid choice: 'aluete': did you mean 'aluette'?"),
+    (["sprt", "heuristc", "random", "--game", "coins"],
+     "unknown agent 'heuristc': did you mean 'heuristic'?"),
+])
+def test_a_misspelt_game_or_agent_is_one_line_naming_the_nearest(argv, hint, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # the parser's errors
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code != 0 and "Traceback" not in err
+    assert hint in err.strip().splitlines()[-1]  # one line (sprt says what it runs first)
+
+
+def test_game_and_agent_names_are_taken_in_any_case(tmp_path, capsys):
+    assert main(["tournament", "--game", "Coins", "--agents", "Random", "HEURISTIC", "--deals", "1",
+                 "--results", str(tmp_path / "run"), "--quiet"]) == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert {row["agent"] for row in summary["ranking"]} == {"Random", "HEURISTIC"}
+
+
 def test_bench_json_rows(capsys):
     assert main(["bench", "--game", "coins", "--seconds", "0.3", "--no-search", "--no-c",
                  "--json"]) == 0
