@@ -50,6 +50,9 @@ class ExactParser(argparse.ArgumentParser):
         choices = kwargs.get("choices")
         if choices is not None and "type" not in kwargs and all(isinstance(c, str) for c in choices):
             kwargs["type"] = _any_case(choices)
+        listed = kwargs.get("nargs") in ("+", "*") and kwargs.get("action", "store") == "store"
+        if listed and args and str(args[0]).startswith("-"):
+            kwargs["action"] = _ListGivenOnce
         return super().add_argument(*args, **kwargs)
 
     def _check_value(self, action, value):
@@ -76,6 +79,19 @@ class ExactParser(argparse.ArgumentParser):
                 message = f"{message} ({'; '.join(hints)})"
         # One line, as every other error (the whole usage would bury it): where to look instead.
         self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the options)\n")
+
+
+class _ListGivenOnce(argparse._StoreAction):
+    """A list option (``--agents A B``) given twice is an error: argparse would keep the
+    second list only, silently dropping the first."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = parser.__dict__.setdefault("_lists_given", {}).setdefault(id(namespace), set())
+        if self.dest in given:
+            raise argparse.ArgumentError(self, f"given twice: name every value after one {option_string}, "
+                                               f"as {option_string} A B")
+        given.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
 
 
 def _any_case(choices):

@@ -160,6 +160,19 @@ def test_a_misspelt_game_or_agent_is_one_line_naming_the_nearest(argv, hint, cap
     assert hint in err.strip().splitlines()[-1]  # one line (sprt says what it runs first)
 
 
+@pytest.mark.parametrize("argv", [
+    ["tournament", "--agents", "heuristic", "random", "--agents", "ismcts"],
+    ["tune", "ismcts", "--game", "coins", "--opponents", "heuristic", "--opponents", "random"],
+    ["train", "coins", "--hidden", "8", "8", "--hidden", "4", "4"],
+])
+def test_a_list_option_given_twice_is_refused_not_halved(argv, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "given twice: name every value after one --" in err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_game_and_agent_names_are_taken_in_any_case(tmp_path, capsys):
     assert main(["tournament", "--game", "Coins", "--agents", "Random", "HEURISTIC", "--deals", "1",
                  "--results", str(tmp_path / "run"), "--quiet"]) == 0
