@@ -76,7 +76,10 @@ def ismcts(state, seat: int | None = None, *, iterations: int | None = None,
         max-n rewards of their world (:mod:`slagwerk.search.endgame`) instead of
         a playout; 0 (the default): never.
 
-    :raises SearchError: for a bad parameter, or if nobody (or another seat) is to move.
+    Raises
+    ------
+    SearchError
+        For a bad parameter, or if nobody (or another seat) is to move.
     """
     if iterations is None and time_ms is None:
         iterations = DEFAULT_ITERATIONS

@@ -8,7 +8,7 @@ PIMC) over keep-alive or fresh connections, while slow clients trickle their
 bytes. Every valid request must be answered 200 with a legal action, every
 slow client must be dropped, and the resident memory of the server and its
 workers (``VmRSS``) must not keep growing after the warm-up batch. The figures
-are printed (``pytest -s``) for the README's reliability section.
+are printed (``pytest -s``) for docs/reliability.md ("Soak test").
 """
 
 from __future__ import annotations
