@@ -88,3 +88,11 @@ def test_the_readme_python_compiles():
     assert blocks
     for block in blocks:
         ast.parse(block)
+
+
+def test_the_readme_links_to_files_that_exist():
+    """The README is read on GitHub and PyPI, outside the site: its relative links name files."""
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README.read_text(encoding="utf-8"))
+    missing = [target for target in links
+               if not target.startswith(("http://", "https://")) and not (REPO / target).exists()]
+    assert not missing
