@@ -63,6 +63,7 @@ from .. import json_check
 from ..engine.seeds import MAX_SEED
 from ..errors import AgentUnavailable, SlagwerkError, SpecError, brief, one_line
 from .base import Agent, Decision, ParamSpec
+from .limits import HELLO_TIMEOUT_S
 from .protocol import schemas
 from .registry import AGENTS, parse_spec
 from .spec import PARTNER_SPLIT
@@ -70,8 +71,6 @@ from .spec import PARTNER_SPLIT
 if TYPE_CHECKING:
     import http.client
 
-HELLO_TIMEOUT_S = 600.0
-"""How long a bot may take to answer ``hello`` (it may load or compile first)."""
 HELLO_NOTICE_S = 10.0
 """After this long without a ``hello`` answer, the harness says on stderr that it waits."""
 QUIT_GRACE_S = 2.0
@@ -114,7 +113,8 @@ class BotDefinition:
     ``agent`` is the name the bot knows its agent by; ``hello`` its
     ``hello`` answer as JSON text; ``stderr_folder`` where its standard error
     is kept (``None``: the harness's); ``timeout`` a backstop in seconds for
-    one answer (the harness's per-move limit normally ends a slow move first).
+    one answer (the harness's per-move limit normally ends a slow move first);
+    ``hello_timeout`` how long it may take to answer ``hello`` when it starts.
     Picklable, so that worker processes get it.
     """
 
@@ -125,6 +125,7 @@ class BotDefinition:
     url: str | None = None
     stderr_folder: str | None = None
     timeout: float | None = None
+    hello_timeout: float = HELLO_TIMEOUT_S
 
     @property
     def stderr_name(self) -> str:
@@ -186,13 +187,15 @@ def register_bots(options, timeout: float | None = None, hello_timeout: float = 
             raise SpecError(f"--bot {name!r}: that name is taken, by {owner} (choose another name)")
         seen.add(name)
         if target.startswith("http://"):
-            bot = BotDefinition(name, agent or name, "{}", url=target, timeout=timeout)
+            bot = BotDefinition(name, agent or name, "{}", url=target, timeout=timeout,
+                                hello_timeout=hello_timeout)
         else:
             try:
                 command = tuple(shlex.split(target))
             except ValueError as err:
                 raise SpecError(f"--bot {name}: cannot split its command {target!r}: {err}") from None
-            bot = BotDefinition(name, agent or name, "{}", command=command, timeout=timeout)
+            bot = BotDefinition(name, agent or name, "{}", command=command, timeout=timeout,
+                                hello_timeout=hello_timeout)
         hello = _client(bot).hello(hello_timeout)
         close(bot.name)
         bot = replace(bot, agent=_agent_of(bot, agent, hello), hello=json.dumps(hello, sort_keys=True))
@@ -458,7 +461,7 @@ class _Connection(ABC):
         for _attempt in range(2):
             self.close()  # a process that ended by itself, or a failed attempt
             try:
-                hello = self._ask({"type": "hello"}, HELLO_TIMEOUT_S, hello=True)
+                hello = self._ask({"type": "hello"}, self.bot.hello_timeout, hello=True)
                 check_answer(self.bot.name, "hello", hello)
                 return
             except (BotFault, BotUnreachable) as err:
@@ -607,7 +610,9 @@ class _StdioClient(_Connection):
             wait = max(0.0, min(ends) - now) if ends else None
             if not self.poller.poll(None if wait is None else wait * 1000):
                 if deadline is not None and time.monotonic() >= deadline:
-                    raise BotFault(f"bot {self.bot.name!r} did not answer within {timeout:g} s")
+                    hint = " (--bot-start-timeout gives it longer)" if notice else ""
+                    raise BotFault(f"bot {self.bot.name!r} did not answer {'hello ' if notice else ''}"
+                                   f"within {timeout:g} s{hint}")
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:

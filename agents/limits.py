@@ -12,6 +12,9 @@ from ..errors import SpecError
 
 DEFAULT_PORT = 8765
 DEFAULT_MATCHES_PER_CLIENT = 4
+HELLO_TIMEOUT_S = 600.0
+"""How long a bot may take to answer ``hello`` when it starts (it may load or compile first);
+``--bot-start-timeout`` changes it."""
 """Sessions of the web page one remote address may hold on a public server
 (``--max-matches-per-client``, :class:`slagwerk.web.matches.MatchStore`)."""
 

@@ -6,6 +6,7 @@ import argparse
 import re
 import sys
 
+from ..agents.limits import HELLO_TIMEOUT_S
 from ..engine import make_game
 from ..engine.registry import game_infos
 from ..engine.seeds import SEED_RANGE, is_seed
@@ -149,6 +150,11 @@ def add_agent_source_options(parser: argparse.ArgumentParser, bots: bool = True)
             "started (split as a shell would, never run by one) and talks JSON lines on its stdin "
             "and stdout; NAME=http://HOST:PORT for a bot served over HTTP; NAME/AGENT=... picks "
             "the bot's agent AGENT (repeatable)")
+        parser.add_argument(
+            "--bot-start-timeout", type=number_in(float, 0, MAX_SECONDS, above=True, unit=" seconds"),
+            default=HELLO_TIMEOUT_S, metavar="SECONDS",
+            help=f"how long a --bot may take to answer hello when it starts (it may load or compile "
+            f"first); then it is given up (default {HELLO_TIMEOUT_S:g})")
     parser.add_argument(
         "--plugin", action="append", default=[], metavar="MODULE",
         help="import a Python module (a name, or a .py file) that registers agents (repeatable); "
@@ -200,7 +206,8 @@ def load_agent_sources(args: argparse.Namespace, move_time: float | None = None)
     load_entry_points()
     load_plugins(getattr(args, "plugin", ()))
     timeout = WARM_UP_FACTOR * move_time + OVERRUN_GRACE if move_time else None
-    register_bots(getattr(args, "bot", ()), timeout=timeout)
+    register_bots(getattr(args, "bot", ()), timeout=timeout,
+                  hello_timeout=getattr(args, "bot_start_timeout", HELLO_TIMEOUT_S))
 
 
 def seed_value(text: str) -> int:

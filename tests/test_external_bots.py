@@ -205,6 +205,16 @@ def test_a_bot_slow_to_say_hello_is_announced_as_awaited(monkeypatch, capsys):
     assert "sleepy" in AGENTS
 
 
+def test_a_bot_that_never_says_hello_is_given_up_after_the_start_timeout(capsys):
+    """--bot-start-timeout: a bot silent past it is one line naming the wait and the flag."""
+    mute = bot_option("mute", MISBEHAVING_BOT, "slow-hello", 60)
+    assert main(["tournament", "--game", "coins", "--bot", mute, "--bot-start-timeout", "0.5",
+                 "--agents", "mute", "random", "--deals", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == ("error: bot 'mute' did not answer hello within 0.5 s (--bot-start-timeout gives it "
+                       "longer)")
+
+
 def test_misbehaving_bots_lose_by_forfeit_and_the_tournament_ranks_everyone(tmp_path):
     """A crashing, a hanging, an illegal-move and a garbage-writing bot each forfeit every
     game they play (the reason is in games.jsonl); the tournament completes."""
