@@ -60,6 +60,7 @@ class HumanPlayer(Agent):
         self._shown = (0, 0)  # (deal number, history entries) already printed
         self._log = None  # the deal log observe() reports on, and its tricks reported
         self._tricks = 0
+        self._legend_shown = False
 
     def __repr__(self):
         return f"human(seat {self.seat})"
@@ -71,6 +72,9 @@ class HumanPlayer(Agent):
         if not legal:
             raise SlagwerkError(f"seat {self.seat} has nothing to do in this view")
         self._say("")
+        if not self._legend_shown:  # once, before the first board: what the codes mean
+            self._say("key to the cards ('help' shows it again):\n  " + "\n  ".join(self.game.legend()))
+            self._legend_shown = True
         self._say(format_view(view))
         if self._log is None:  # observe() is not reporting every action as it happens
             self._show_new_history(view)
@@ -86,6 +90,7 @@ class HumanPlayer(Agent):
                 raise HumanQuit(f"the player at seat {self.seat} left the game")
             if word in HELP_WORDS:
                 self._say(_HELP)
+                self._say("\n".join(self.game.legend()))
                 self._say(numbered(legal))
                 continue
             if word in HISTORY_WORDS:

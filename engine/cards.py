@@ -26,6 +26,21 @@ from ..errors import CardError, brief
 UNKNOWN_CARD = "??"
 
 
+SUIT_NAMES = {
+    "french": {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"},
+    "spanish": {"o": "coins", "c": "cups", "e": "swords", "b": "clubs"},
+}
+"""What each suit letter means, by the deck's family (the web page uses the same words)."""
+RANK_NAMES = {
+    "french": {"6": "six", "7": "seven", "8": "eight", "9": "nine", "T": "ten", "J": "jack",
+               "Q": "queen", "K": "king", "A": "ace"},
+    "spanish": {"2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
+                "8": "eight", "9": "nine", "J": "jack (sota)", "N": "knight (caballo)",
+                "K": "king (rey)", "A": "ace (as)"},
+}
+"""What each rank letter means, by the deck's family."""
+
+
 @dataclass(frozen=True)
 class Deck:
     """A deck: suit letters and rank letters, ranks from lowest to highest.
@@ -70,6 +85,21 @@ class Deck:
 
     def rank_of(self, index: int) -> int:
         return index % self.n_ranks
+
+    def legend(self) -> list[str]:
+        """What the card codes mean, for people at a terminal: the lines of a short key.
+
+        >>> print("\\n".join(COINS_DECK.legend()))
+        a card is its rank then its suit: Ac is the ace (as) of cups
+        ranks, low to high: 2 3 4 5 6 7 8 9 J=jack (sota) N=knight (caballo) K=king (rey) A=ace (as)
+        suits: c=cups o=coins e=swords b=clubs
+        """
+        ranks, suits = RANK_NAMES[self.family], SUIT_NAMES[self.family]
+        top = self.ranks[-1] + self.suits[0]
+        shown = " ".join(r if r.isdigit() else f"{r}={ranks[r]}" for r in self.ranks)
+        return [f"a card is its rank then its suit: {top} is the {ranks[top[0]]} of {suits[top[1]]}",
+                f"ranks, low to high: {shown}",
+                "suits: " + " ".join(f"{s}={suits[s]}" for s in self.suits)]
 
     def name(self, index: int) -> str:
         """Text of card ``index`` (``23`` -> ``'Ao'`` in the Spanish deck)."""

@@ -218,6 +218,28 @@ class Game(ABC):
         trick (Aluette); ``None`` when the order depends on the deal."""
         return None
 
+    def legend(self) -> list[str]:
+        """A key to the cards for people at a terminal: the deck's codes
+        (:meth:`~slagwerk.engine.cards.Deck.legend`), the suits' cycle where the rules make one,
+        and the strength classes where they replace the ranks' order.
+
+        >>> from slagwerk.engine import make_game
+        >>> make_game("coins").legend()[-1]
+        'each suit beats the next: cups > coins > swords > clubs > cups (docs/rules.md §1)'
+        """
+        from .cards import SUIT_NAMES
+
+        lines = self.deck.legend()
+        cycle = self.info.suit_cycle
+        if cycle:
+            names = [SUIT_NAMES[self.deck.family][s] for s in cycle + cycle[0]]
+            lines.append(f"each suit beats the next: {' > '.join(names)} ({self.info.rules})")
+        order = self.card_order()
+        if order is not None:
+            lines[1] = (f"the ranks do not say which card is stronger; strongest first, equal cards "
+                        f"together ({self.info.rules}): " + ", ".join(" ".join(c) for c in order[0]))
+        return lines
+
     # ---------------------------------------------------------------- deals
 
     @abstractmethod

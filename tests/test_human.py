@@ -68,7 +68,10 @@ def test_a_scripted_person_plays_a_whole_match_seeing_only_its_view(game_name):
         assert action == view["legal_actions"][0]
         assert "'nonsense' is not a legal action" in shown and "'0' is not a legal action" in shown
         assert "1) " + view["legal_actions"][0] in shown
-        # every card named on screen is in the seat's own view: nothing hidden leaks
+        # every card named on screen is in the seat's own view: nothing hidden leaks (the key
+        # to the cards names cards too, the same for every deal)
+        for line in game.legend():
+            shown = shown.replace(line, "")
         assert card_tokens(shown, game.deck) <= card_tokens(json.dumps(view), game.deck)
     printed = out.getvalue()
     assert "deal 1, dealer seat" in printed and "deal over: points" in printed
@@ -157,3 +160,26 @@ def test_play_command_with_a_human_seat(monkeypatch, capsys):
     assert "seats: 0=random, 1=human, 2=heuristic" in capsys.readouterr().out
     assert main(["play", "coins", "--human", "1", "--agents", "random", "heuristic", "random", "random"]) == 2
     assert "give one agent spec or one per seat or one per other seat (2), not 4" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+def test_the_key_to_the_cards_comes_before_the_first_board_and_with_help(game_name):
+    """The terminal explains the card codes (and Coins' suit cycle, Aluette's strength
+    classes) once before the first board, and again with 'help'."""
+    game = make_game(game_name)
+    state = game.new_match(seed=1)
+    out = io.StringIO()
+    player = HumanPlayer(game, state.to_move, input=io.StringIO("help\n1\n1\n"), output=out)
+    player.act(state.view(state.to_move))
+    text = out.getvalue()
+    key = game.legend()
+    assert text.count(key[0]) == 2 and text.index(key[0]) < text.index("your move:")
+    assert all(line in text for line in key)
+    top_card = key[0].split(": ")[1].split()[0]
+    assert game.deck.parse(top_card) is not None
+    if game_name == "coins":
+        assert "cups > coins > swords > clubs > cups" in key[-1]
+    if game_name == "aluette":
+        assert "strongest first" in key[1] and key[1].endswith(", 3b 3e")
+    player.act(state.view(state.to_move))  # the next decision: no key again
+    assert out.getvalue().count(key[0]) == 2
