@@ -146,3 +146,17 @@ def test_bootstrap_is_reproducible_from_its_seed():
     first = rate(groups, LABELS, bootstrap=50, seed=9)
     assert rate(groups, LABELS, bootstrap=50, seed=9) == first
     assert rate(groups, LABELS, bootstrap=50, seed=10) != first
+
+
+def test_a_ranking_says_which_agents_its_intervals_separate_from_the_next():
+    from types import SimpleNamespace
+
+    from slagwerk.experiments.harness.ratings import AgentRating
+    from slagwerk.experiments.harness.tournament import separated_from_next
+
+    def row(name, low, high):
+        return AgentRating(name, (low + high) / 2, (low, high), None, None)
+
+    ranking = (row("a", 1600, 1700), row("b", 1550, 1620), row("c", 1400, 1500), row("d", 1300, 1400))
+    # a and b overlap; b misses c; c and d touch at 1400, which is not missing
+    assert separated_from_next(SimpleNamespace(ranking=ranking)) == ["no", "yes", "no", ""]

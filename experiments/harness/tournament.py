@@ -321,10 +321,10 @@ class _Leader:
 
     def text(self) -> str:
         if not self.seats.any():
-            return "leader: -"
+            return "leader by mean reward: -"
         mean = np.where(self.seats > 0, self.total / np.maximum(self.seats, 1), -1.0)
         best = int(np.argmax(mean))
-        return f"leader: {self.labels[best]} ({mean[best]:.3f} mean reward)"
+        return f"leader by mean reward: {self.labels[best]} ({mean[best]:.3f})"
 
 
 def _progress_bar(config: TournamentConfig, total: int, initial: int, progress: bool):
@@ -346,16 +346,18 @@ def format_ranking(result: TournamentResult) -> str:
     lines = [
         f"{config.game}: {ratings.groups} duplicate groups, {result.games} games "
         f"(unit {unit_text}), seed {config.seed}",
-        f"rating: Elo scale, Bradley-Terry/Plackett-Luce on group rankings, 95% bootstrap CI; "
-        f"score: {points_meaning(config.game)}",
+        f"rating: Elo from who finished ahead in each duplicate group (by mean reward), "
+        f"Bradley-Terry/Plackett-Luce, 95% bootstrap CI; score: {points_meaning(config.game)}",
+        "(rating counts results, score counts points: the two may order agents differently; "
+        "'separated': the rating's interval misses the next agent's)",
     ]
-    rows = [("#", "agent", "rating", "95% CI", "score", "95% CI")]
-    for rank, row in enumerate(ratings.ranking, start=1):
+    rows = [("#", "agent", "rating", "95% CI", "separated", "score", "95% CI")]
+    for rank, (row, below) in enumerate(zip(ratings.ranking, separated_from_next(ratings)), start=1):
         score = "-" if row.mean_score is None else f"{row.mean_score:.3f}"
         score_ci = "-" if row.mean_score_ci95 is None else (
             f"[{row.mean_score_ci95[0]:.3f}, {row.mean_score_ci95[1]:.3f}]")
         rows.append((str(rank), row.agent, f"{row.rating:.1f}",
-                     f"[{row.ci95[0]:.1f}, {row.ci95[1]:.1f}]", score, score_ci))
+                     f"[{row.ci95[0]:.1f}, {row.ci95[1]:.1f}]", below, score, score_ci))
     lines += _aligned(rows)
     order = [ratings.labels.index(row.agent) for row in ratings.ranking]
     h2h = [("won-drawn-lost", *(ratings.labels[j] for j in order))]
@@ -368,6 +370,14 @@ def format_ranking(result: TournamentResult) -> str:
     lines.append("head-to-head (duplicate groups, row against column):")
     lines += _aligned(h2h)
     return "\n".join(lines + format_forfeits(result))
+
+
+def separated_from_next(ratings) -> list[str]:
+    """Per rank, whether its 95% interval misses the next agent's: ``"yes"``, ``"no"`` (the two
+    cannot be told apart on these groups), or ``""`` for the last."""
+    ranking = ratings.ranking
+    pairs = zip(ranking, ranking[1:])
+    return [("yes" if upper.ci95[0] > lower.ci95[1] else "no") for upper, lower in pairs] + [""]
 
 
 def format_forfeits(result: TournamentResult) -> list[str]:
@@ -400,15 +410,18 @@ def format_markdown(result: TournamentResult) -> str:
         "of each duplicate group; 95% intervals from a bootstrap over groups",
         f"- score: {points_meaning(config.game)}, with a bootstrap 95% interval",
         "",
-        "| # | agent | rating | 95% CI | score | 95% CI |",
-        "|---|---|---|---|---|---|",
+        "- separated: the rating's interval misses the next agent's; rating counts results and "
+        "score counts points, so the two may order agents differently",
+        "",
+        "| # | agent | rating | 95% CI | separated from the next | score | 95% CI |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for rank, row in enumerate(ratings.ranking, start=1):
+    for rank, (row, below) in enumerate(zip(ratings.ranking, separated_from_next(ratings)), start=1):
         score = "-" if row.mean_score is None else f"{row.mean_score:.3f}"
         score_ci = "-" if row.mean_score_ci95 is None else (
             f"[{row.mean_score_ci95[0]:.3f}, {row.mean_score_ci95[1]:.3f}]")
         out.append(f"| {rank} | `{row.agent}` | {row.rating:.1f} | "
-                   f"[{row.ci95[0]:.1f}, {row.ci95[1]:.1f}] | {score} | {score_ci} |")
+                   f"[{row.ci95[0]:.1f}, {row.ci95[1]:.1f}] | {below} | {score} | {score_ci} |")
     order = [ratings.labels.index(row.agent) for row in ratings.ranking]
     out += ["", "## Head to head (groups won-drawn-lost, row against column)", "",
             "| | " + " | ".join(f"`{ratings.labels[j]}`" for j in order) + " |",
