@@ -29,7 +29,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--game", required=True, choices=GAME_NAMES, help="the game")
     SprtConfig.add_flags(parser)
     parser.add_argument("--every", type=int, default=10,
-                        help="print the running test every this many groups (default 10)")
+                        help="print the running test's state every this many groups; the test "
+                        "itself is checked after every group (default 10)")
     add_long_run_options(parser, "print only the final result as JSON", quiet=False)
     parser.set_defaults(run=run)
 
@@ -81,7 +82,8 @@ def run(args) -> int:
 
     if not args.json:  # the first line comes after --every groups: say what runs until then
         print(f"sprt: {a} against {b} in {config.game}, duplicate groups until H0 or H1 is "
-              f"accepted (at most {config.max_groups}); the test every {args.every} groups",
+              f"accepted (at most {config.max_groups}), the test checked after every group; its state "
+              f"shown every {args.every} groups",
               file=sys.stderr, flush=True)
     try:
         result = run_sprt(config.game, config.options, a, b, config.elo0, config.elo1, config.alpha,

@@ -97,3 +97,16 @@ def test_bad_sprt_parameters_are_clear_errors(kwargs, message):
     with pytest.raises(SettingsError, match=message):
         run_sprt("coins", {}, "heuristic", "random", args["elo0"], args["elo1"], args["alpha"],
                  args["beta"], args["max_groups"], seed=1)
+
+
+def test_the_sprt_command_says_the_test_is_checked_after_every_group(capsys):
+    """The header's promise matches what runs: a clear case stops before the first printed line
+    (after fewer groups than --every), and the header says the check is after every group."""
+    from slagwerk.cli import main
+
+    assert main(["sprt", "heuristic", "random", "--game", "coins", "--elo0", "0", "--elo1", "300",
+                 "--jobs", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "the test checked after every group; its state shown every 10 groups" in err
+    shown = [line for line in out.splitlines() if line.startswith("groups")]
+    assert len(shown) == 1 and int(shown[0].split()[1]) < 10 and "accept H1" in out
