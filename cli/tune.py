@@ -65,6 +65,7 @@ def run(args) -> int:
         if args.resume:
             _refuse_changes(args, config)
             folder = args.resume
+            _say_plan(args, config)
             result = run_tuning(None, folder, resume=True, **common)
         else:
             missing = [flag for flag, value in (("--game", args.game), ("--agent", args.agent),
@@ -79,6 +80,7 @@ def run(args) -> int:
                 opponents=tuple(resolve_spec_files(spec, args.game) for spec in args.opponents),
                 options=game.options if game_options_given(args) else {})
             folder = args.results or default_folder(config)
+            _say_plan(args, config)
             result = run_tuning(config, folder, force=args.force, **common)
     except (KeyboardInterrupt, AgentUnavailable) as stop:
         confirm_bar.close()
@@ -118,6 +120,19 @@ def _refuse_changes(args, config) -> None:
     if args.opponents is not None:
         values["opponents"] = [resolve_spec_files(o, config.game) for o in args.opponents]
     refuse_changes(args, config, **values)
+
+
+def _say_plan(args, config) -> None:
+    """Before anything plays: how large the tuning is, and how large its confirmation may grow."""
+    if args.quiet or args.json:
+        return
+    plan = config.plan()
+    confirm = (f"then an SPRT of the best against the defaults, of at most {config.max_groups} "
+               f"duplicate groups (it stops as soon as it decides)" if config.confirm
+               else "no confirming SPRT (--no-confirm)")
+    print(f"tune: {plan.evaluations} evaluations of {plan.groups} duplicate groups ({plan.games} games "
+          f"each, {plan.evaluations * plan.games} games) by {plan.method}; {confirm}",
+          file=sys.stderr, flush=True)
 
 
 class _ConfirmBar:

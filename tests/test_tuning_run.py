@@ -244,6 +244,22 @@ def test_tune_command_end_to_end(tmp_path, capsys):
     assert status == 0 and json.loads(out)["params"] == best["params"]
 
 
+def test_tune_says_how_large_its_confirmation_may_grow_and_what_an_undecided_one_means(tmp_path, capsys):
+    status = main(["tune", "--game", "coins", "--agent", "ismcts", "--param", "c=0.1:3.0:log",
+                   "--param", "iterations=4", "--opponents", "random", "--budget", "60",
+                   "--groups", "1", "--seed", "2", "--jobs", "1", "--max-groups", "1",
+                   "--results", str(tmp_path / "run")])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    first = next(line for line in err.splitlines() if line.startswith("tune:"))
+    assert first == ("tune: 20 evaluations of 1 duplicate groups (3 games each, 60 games) by spsa; then an "
+                     "SPRT of the best against the defaults, of at most 1 duplicate groups (it stops as soon "
+                     "as it decides)")
+    if "confirmation: the recommendation is the agent's default" not in out:  # one group decides nothing
+        assert "confirmation: undecided: the SPRT reached its limit of 1 groups without accepting" in out
+    assert "not shown" not in out
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--param", "c=2:1"], "low end must be below"),
     (["--param", "x=1:2"], "unknown parameter 'x'"),

@@ -352,8 +352,9 @@ def verdict_text(result: TuneResult) -> str:
     if sprt.verdict == "H0":
         return (f"no real gain: the SPRT accepted H0 (at most {sprt.elo0:g} Elo better than the "
                 f"defaults) after {sprt.groups} groups ({elo})")
-    return (f"not shown: the SPRT was undecided after its limit of {sprt.groups} groups "
-            f"(LLR {sprt.llr:.2f} within [{sprt.bounds[0]:.2f}, {sprt.bounds[1]:.2f}]; {elo})")
+    return (f"undecided: the SPRT reached its limit of {sprt.groups} groups without accepting either "
+            f"hypothesis, so a gain is neither shown nor ruled out (LLR {sprt.llr:.2f} within "
+            f"[{sprt.bounds[0]:.2f}, {sprt.bounds[1]:.2f}]; {elo}); --max-groups lets it play longer")
 
 
 def format_report(result: TuneResult, max_rows: int = 20) -> str:
