@@ -96,3 +96,9 @@ def test_the_readme_links_to_files_that_exist():
     missing = [target for target in links
                if not target.startswith(("http://", "https://")) and not (REPO / target).exists()]
     assert not missing
+
+
+def test_the_readme_says_the_compile_time_the_notice_says():
+    from slagwerk.kernel_cache import COMPILE_SECONDS
+
+    assert f"(about {COMPILE_SECONDS} s a game, once" in README.read_text(encoding="utf-8")
