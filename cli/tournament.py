@@ -42,7 +42,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--game", action="append", choices=GAME_NAMES,
                         help="the game (repeatable; default: every game)")
     TournamentConfig.add_flags(parser)
-    add_results_options(parser, "tournament", RESULTS_ROOT / "<game or 'tournament'>-<time>")
+    add_results_options(parser, "tournament", RESULTS_ROOT / "tournament-<game or 'all'>-<time>")
     add_long_run_options(parser, "print each game's final ranking as one JSON object per line")
     parser.set_defaults(run=run)
 
@@ -116,7 +116,7 @@ def run(args) -> int:
     if args.results:
         root = Path(args.results)
     else:
-        root = default_results_folder(games[0] if len(games) == 1 else "tournament")
+        root = default_results_folder("tournament-" + (games[0] if len(games) == 1 else "all"))
     # Every game's folder exists before the first game is played, so that
     # --resume ROOT finishes the games not yet started as well.
     folders = [root if len(configs) == 1 else root / config.game for config in configs]

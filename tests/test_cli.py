@@ -459,3 +459,20 @@ def test_an_unreachable_dask_scheduler_stops_the_run_before_it_writes_anything(
     assert f"error: cannot reach the Dask scheduler {address!r}: " in err and reason in err
     assert "Traceback" not in err
     assert not folder.exists()  # so the same command, with the address put right, runs as it is
+
+
+def test_results_folders_are_named_command_game_time():
+    import re
+
+    from slagwerk.experiments.harness.tournament import _default_folder
+    from slagwerk.experiments.training.config import TrainConfig
+    from slagwerk.experiments.training.run import default_folder as train_folder
+    from slagwerk.experiments.tuning import TuneConfig
+    from slagwerk.experiments.tuning.run import default_folder as tune_folder
+
+    tune = TuneConfig(game="coins", agent="ismcts", params=("c=0.1:3",), opponents=("random",), budget=60)
+    names = [_default_folder("kozel").name, train_folder(TrainConfig(game="aluette")).name,
+             tune_folder(tune).name]
+    stamp = r"\d{8}-\d{6}"
+    assert [re.sub(stamp, "<time>", name) for name in names] == [
+        "tournament-kozel-<time>", "train-aluette-<time>", "tune-coins-ismcts-<time>"]

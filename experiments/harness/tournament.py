@@ -190,7 +190,7 @@ class TournamentResult:
 
 
 def _default_folder(game: str) -> Path:
-    return default_results_folder(game)
+    return default_results_folder(f"tournament-{game}")
 
 
 def run_tournament(config: TournamentConfig | None = None, results=None, *, jobs: int = -1,

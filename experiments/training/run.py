@@ -21,7 +21,7 @@ from ...engine import make_game
 from ...engine.bits import derive_seed
 from ...engine.registry import observation_module
 from ...safe_files import AppendLog, read_file, replace_file
-from ..harness.defaults import RESULTS_ROOT
+from ..harness.defaults import default_results_folder
 from ..harness.runner import ExperimentError, parallel_map
 from .config import TrainConfig
 from .curve import forget_snapshots, rate_snapshots, save_snapshot
@@ -51,7 +51,7 @@ class TrainResult:
 
 
 def default_folder(config: TrainConfig) -> Path:
-    return RESULTS_ROOT / f"train-{config.game}-{time.strftime('%Y%m%d-%H%M%S')}"
+    return default_results_folder(f"train-{config.game}")
 
 
 def chunks(deals: int, chunk: int) -> list[int]:
