@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 
@@ -149,7 +150,12 @@ def add_agent_source_options(parser: argparse.ArgumentParser, bots: bool = True)
             help="an external bot speaking the bot protocol, usable as agent NAME: COMMAND is "
             "started (split as a shell would, never run by one) and talks JSON lines on its stdin "
             "and stdout; NAME=http://HOST:PORT for a bot served over HTTP; NAME/AGENT=... picks "
-            "the bot's agent AGENT (repeatable)")
+            "the bot's agent AGENT; a NAME alone is looked up in --bots-file (repeatable)")
+        parser.add_argument(
+            "--bots-file", metavar="FILE", default=os.environ.get(BOTS_FILE_ENV) or None,
+            help=f"a JSON object of bots by name, {{\"mine\": \"python bot.py\", \"far\": "
+            f"\"http://host:8765\"}}, so that --bot mine starts the one named (default: the file "
+            f"${BOTS_FILE_ENV} names, if set)")
         parser.add_argument(
             "--bot-start-timeout", type=number_in(float, 0, MAX_SECONDS, above=True, unit=" seconds"),
             default=HELLO_TIMEOUT_S, metavar="SECONDS",
@@ -167,6 +173,8 @@ def agent_source_words(args: argparse.Namespace) -> str:
     import shlex
 
     words = []
+    if getattr(args, "bots_file", None) and os.environ.get(BOTS_FILE_ENV) != args.bots_file:
+        words += ["--bots-file", args.bots_file]
     for option in ("bot", "plugin"):
         for value in getattr(args, option, None) or ():
             words += [f"--{option}", value]
@@ -206,8 +214,48 @@ def load_agent_sources(args: argparse.Namespace, move_time: float | None = None)
     load_entry_points()
     load_plugins(getattr(args, "plugin", ()))
     timeout = WARM_UP_FACTOR * move_time + OVERRUN_GRACE if move_time else None
-    register_bots(getattr(args, "bot", ()), timeout=timeout,
+    register_bots(named_bots(getattr(args, "bot", ()), getattr(args, "bots_file", None)), timeout=timeout,
                   hello_timeout=getattr(args, "bot_start_timeout", HELLO_TIMEOUT_S))
+
+
+BOTS_FILE_ENV = "SLAGWERK_BOTS"
+"""The environment variable naming the default ``--bots-file``."""
+
+
+def named_bots(options, bots_file: str | None) -> list[str]:
+    """``--bot`` options as ``NAME=COMMAND``: a ``NAME`` (or ``NAME/AGENT``) alone is looked up in
+    ``bots_file``, a JSON object of commands or URLs by name (as cutechess-cli's engines file)."""
+    import json
+    from pathlib import Path
+
+    from ..errors import SpecError
+
+    if all("=" in option for option in options):
+        return list(options)
+    if not bots_file:
+        alone = next(option for option in options if "=" not in option)
+        raise SpecError(f"--bot {alone}: a bot named alone is looked up in a bots file: give --bots-file "
+                        f"FILE or set {BOTS_FILE_ENV} (or write --bot {alone}=COMMAND)")
+    try:
+        bots = json.loads(Path(bots_file).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise SpecError(f"--bots-file {bots_file}: cannot read it ({err.strerror or err})") from None
+    except ValueError as err:
+        raise SpecError(f"--bots-file {bots_file}: not JSON ({err})") from None
+    if not isinstance(bots, dict) or not all(isinstance(v, str) for v in bots.values()):
+        raise SpecError(f"--bots-file {bots_file}: must be a JSON object of commands or URLs by bot "
+                        f"name, such as {{\"mine\": \"python bot.py\"}}")
+    out = []
+    for option in options:
+        if "=" in option:
+            out.append(option)
+            continue
+        name = option.split("/", 1)[0]
+        if name not in bots:
+            raise SpecError(f"--bot {option}: no bot {name!r} in --bots-file {bots_file} "
+                            f"(bots: {', '.join(sorted(bots)) or 'none'})")
+        out.append(f"{option}={bots[name]}")
+    return out
 
 
 def seed_value(text: str) -> int:

@@ -815,3 +815,29 @@ def test_bench_reports_the_harness_overhead_of_a_bot_program():
     assert "overhead_ms_per_decision" in row and "cpu_overhead_ms_per_decision" in row
     assert "harness_ms_per_decision" in row
     assert "bench-first-legal" not in AGENTS and "bench-first-legal-stdio" not in AGENTS
+
+
+def test_bots_named_once_in_a_file_are_used_by_name(tmp_path, capsys, monkeypatch):
+    """--bots-file (or $SLAGWERK_BOTS) names bots once; --bot NAME starts the one named."""
+    bots = tmp_path / "bots.json"
+    bots.write_text(json.dumps({"mine": f"{PY} {MINIMAL_BOT}"}))
+    common = ["tournament", "--game", "coins", "--agents", "mine", "random", "--deals", "1", "--quiet"]
+    assert main([*common, "--bots-file", str(bots), "--bot", "mine", "--results", str(tmp_path / "a")]) == 0
+    monkeypatch.setenv("SLAGWERK_BOTS", str(bots))
+    assert main([*common, "--bot", "mine", "--results", str(tmp_path / "b")]) == 0
+    capsys.readouterr()
+    for file_text, option, message in [
+        (None, "mine", "--bots-file FILE or set SLAGWERK_BOTS"),
+        ('{"other": "x"}', "mine", "no bot 'mine' in --bots-file"),
+        ("[1, 2]", "mine", "must be a JSON object of commands or URLs by bot name"),
+        ("{nope", "mine", "not JSON"),
+    ]:
+        monkeypatch.delenv("SLAGWERK_BOTS")
+        argv = [*common, "--bot", option, "--results", str(tmp_path / "c")]
+        if file_text is not None:
+            bots.write_text(file_text)
+            argv += ["--bots-file", str(bots)]
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert message in err[-1] and "Traceback" not in "\n".join(err)
+        monkeypatch.setenv("SLAGWERK_BOTS", "")
