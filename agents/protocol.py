@@ -187,6 +187,8 @@ def hello(limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEFAULTS) -> 
         info = game_info(name)
         games[name] = {
             "title": info.title,
+            "summary": info.summary,
+            "rules": info.rules,
             "players": game.n_players,
             "team_game": info.team_game,
             "deck": {"family": game.deck.family, "suits": game.deck.suits, "ranks": game.deck.ranks},

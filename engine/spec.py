@@ -59,6 +59,8 @@ class GameInfo:
     """Options under which every benchmarked deal is a whole deal."""
     rules: str = ""
     """Where the rules are: a section of docs/rules.md."""
+    summary: str = ""
+    """What makes the game itself, in a line (the README's table and the web page)."""
     playout_free_of_refcounts: bool = True
     """The random playout loop compiles free of reference counting
     (tests/test_playout_codegen.py); False where action kernels are calls."""

@@ -26,7 +26,7 @@ import pytest
 
 from paths import REPO
 from slagwerk.agents.match import play_match
-from slagwerk.agents.protocol import Limits
+from slagwerk.agents.protocol import Limits, hello
 from slagwerk.agents.registry import make
 from slagwerk.engine import make_game
 from slagwerk.engine.bits import derive_seed, make_rng
@@ -522,3 +522,28 @@ def test_six_seats_on_a_phone_keep_the_hand_in_sight(server, browser):
     finally:
         browser.set_window_size(1280, 1000)
     assert console_errors(browser) == []
+
+
+def test_the_form_says_what_each_game_and_agent_is_and_where_the_rules_are(server, browser):
+    """Each game in a line with its rules' section, each agent row with its description; the
+    start button says 'starting…' while a match is made, and the note goes once it has begun."""
+    open_setup(browser, server.port)
+    facts = hello()
+    for name, game in facts["games"].items():
+        browser.execute_script(f"""
+            const game = document.getElementById('setup-game');
+            game.value = '{name}'; game.dispatchEvent(new Event('change'));""")
+        about = browser.find_element(By.ID, "setup-game-about").text
+        assert game["summary"] in about and f"rules: {game['rules']}" in about, about
+    rows = browser.find_elements(By.CSS_SELECTOR, "#setup-agents .agent-row")
+    for row in rows:
+        chosen = row.find_element(By.TAG_NAME, "select").get_attribute("value")
+        assert facts["agents"][chosen]["description"] in row.find_element(By.CLASS_NAME, "agent-about").text
+    assert not browser.find_element(By.ID, "setup-starting").is_displayed()
+    browser.execute_script("""
+        const button = document.getElementById('setup-start');
+        button.click();
+        window.startingShown = !document.getElementById('setup-starting').hidden && button.disabled;""")
+    assert browser.execute_script("return window.startingShown")
+    wait_for_turn(browser)
+    assert browser.find_element(By.ID, "setup-starting").get_attribute("hidden") is not None

@@ -12,6 +12,7 @@ INFO = GameInfo(
     name="aluette",
     game_id=3,
     title="Aluette (la Vache)",
+    summary="19 strength classes, spoiled (pourri) tricks, most tricks wins, Mordienne",
     players="4, in teams",
     options={
         "first_dealer": OptionSpec(0, 0, 3, "dealer of the first deal", flag="--first-dealer"),

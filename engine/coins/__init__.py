@@ -11,6 +11,7 @@ INFO = GameInfo(
     name="coins",
     game_id=0,
     title="Coins (Mark Steere)",
+    summary="no suit to follow; suits beat each other in a cycle (cups > coins > swords > clubs > cups)",
     players="3",
     options={
         "target": OptionSpec(10, 1, 1000, "coins that win the match", flag="--target"),

@@ -11,6 +11,7 @@ INFO = GameInfo(
     name="koetsieren",
     game_id=1,
     title="Koetsieren",
+    summary="inverted visibility: you see everyone's forehead cards but your own; exact bidding with a hook",
     players="2-6",
     options={
         "players": OptionSpec(4, 2, 6, "number of players", flag="--players"),

@@ -11,6 +11,7 @@ INFO = GameInfo(
     name="kozel",
     game_id=2,
     title="Kozel (4-card)",
+    summary="multi-card tricks, beating by one-to-one pairing, face-down discards, molodka, a stock",
     players="4, in teams",
     options={
         "first_dealer": OptionSpec(0, 0, 3, "dealer of the first deal", flag="--first-dealer"),

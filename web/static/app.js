@@ -838,6 +838,10 @@ function startFromQuery(params) {
 
 async function startMatch(body) {
   showError("");
+  const button = $("#setup-start");
+  const starting = $("#setup-starting");
+  button.disabled = true;
+  starting.hidden = false;
   try {
     page.match = await api("POST", "/web/api/match", body);
     page.mode = "play";
@@ -851,6 +855,9 @@ async function startMatch(body) {
   } catch (err) {
     showError(err.message);
     showSetup(body);
+  } finally {
+    button.disabled = false;
+    starting.hidden = true;
   }
 }
 
@@ -861,7 +868,9 @@ function showSetup(preset) {
   page.polling++;
   const select = $("#setup-game");
   if (!select.options.length) {
-    for (const name of Object.keys(page.info.games)) select.append(el("option", { value: name }, name));
+    for (const [name, facts] of Object.entries(page.info.games)) {
+      select.append(el("option", { value: name }, facts.title || name));
+    }
     select.addEventListener("change", () => setupFields());
   }
   if (preset && preset.game in page.info.games) select.value = preset.game;
@@ -888,6 +897,9 @@ function setupPlayers() {
 function setupFields(preset) {
   const game = $("#setup-game").value;
   const spec = page.info.games[game];
+  // What the game is, in a line, and where its rules are.
+  $("#setup-game-about").textContent = [spec.summary, spec.rules && `rules: ${spec.rules} of the slagwerk repository`]
+    .filter(Boolean).join(". ");
   const options = $("#setup-options");
   options.replaceChildren(...Object.entries(spec.options).map(([name, o]) => el("label", { title: `${name}: ${o.doc}` },
     `${optionLabel(name)} `, el("input", {
@@ -910,6 +922,12 @@ function agentChoices() {
     if (set.agent) choices.push({ value: `${set.agent}:params=${name}`, label: `${set.agent} with tuned set ${name}` });
   }
   return choices;
+}
+
+// An agent's line from the server's hello ("ismcts:params=NAME" is its agent's).
+function agentDescription(choice) {
+  const facts = page.info.agents[String(choice).split(":")[0]];
+  return facts ? facts.description : "";
 }
 
 function setupSeats(preset) {
@@ -951,8 +969,13 @@ function setupAgents(preset) {
     const select = el("select", { class: "agent-name" }, agentChoices().map((c) => el("option", { value: c.value }, c.label)));
     select.value = chosen;
     if (!select.value) [select.value, params] = ["heuristic", ""];  // not an agent this server offers
+    const about = el("span", { class: "hint agent-about" });
+    const describe = () => { about.textContent = ` ${agentDescription(select.value)}`; };
+    select.addEventListener("change", describe);
+    describe();
     rows.push(el("div", { class: "agent-row" }, el("label", {}, `seat ${seat}: `, select),
-      el("label", {}, " parameters ", el("input", { type: "text", class: "agent-params", placeholder: "key=value,...", value: params }))));
+      el("label", {}, " parameters ", el("input", { type: "text", class: "agent-params", placeholder: "key=value,...", value: params })),
+      about));
   }
   box.replaceChildren(...rows);
 }
