@@ -46,6 +46,7 @@ import numpy as np
 
 from .. import __version__, json_check
 from ..engine import GAMES, make_game, strict_json
+from ..engine.cards import RANK_NAMES, SUIT_NAMES
 from ..engine.registry import game_info
 from ..engine.replay import check_history
 from ..engine.strict_json import StrictJSONError
@@ -191,7 +192,8 @@ def hello(limits: Limits = DEFAULT_LIMITS, defaults: Defaults = NO_DEFAULTS) -> 
             "rules": info.rules,
             "players": game.n_players,
             "team_game": info.team_game,
-            "deck": {"family": game.deck.family, "suits": game.deck.suits, "ranks": game.deck.ranks},
+            "deck": {"family": game.deck.family, "suits": game.deck.suits, "ranks": game.deck.ranks,
+                     "suit_names": SUIT_NAMES[game.deck.family], "rank_names": RANK_NAMES[game.deck.family]},
             "totals": info.totals,
             "suit_cycle": info.suit_cycle,
             "options": {

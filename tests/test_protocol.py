@@ -548,13 +548,18 @@ def test_the_node_size_of_the_limits_is_the_search_trees():
 
 def test_hello_gives_each_games_facts_the_web_page_draws_with():
     """The page names no game: deck, seats, teams and the totals' word come from hello."""
+    from slagwerk.engine.cards import RANK_NAMES, SUIT_NAMES
     from slagwerk.engine.registry import game_info
 
     facts = hello()["games"]
     for name in GAME_NAMES:
         game, info = make_game(name), game_info(name)
         assert facts[name]["deck"] == {"family": game.deck.family, "suits": game.deck.suits,
-                                       "ranks": game.deck.ranks}
+                                       "ranks": game.deck.ranks,
+                                       "suit_names": SUIT_NAMES[game.deck.family],
+                                       "rank_names": RANK_NAMES[game.deck.family]}
+        assert set(facts[name]["deck"]["suit_names"]) == set(game.deck.suits)
+        assert set(facts[name]["deck"]["rank_names"]) >= set(game.deck.ranks)  # the family's names
         assert (facts[name]["players"], facts[name]["team_game"]) == (game.n_players, info.team_game)
         assert facts[name]["totals"] == info.totals and facts[name]["title"] == info.title
         assert facts[name]["suit_cycle"] == info.suit_cycle

@@ -30,6 +30,7 @@ from slagwerk.agents.protocol import Limits, hello
 from slagwerk.agents.registry import make
 from slagwerk.engine import make_game
 from slagwerk.engine.bits import derive_seed, make_rng
+from slagwerk.engine.cards import RANK_NAMES, SUIT_NAMES
 from slagwerk.engine.records import record_of, replay
 
 CHROMIUM = "/usr/bin/chromium"
@@ -403,6 +404,9 @@ def test_aluette_shows_the_strength_of_every_card(server, browser):
     for card in hand:
         name = card.get_attribute("data-card")
         assert f"strength {rank[name]} of 19" in card.get_attribute("aria-label")
+        # a screen reader hears the card's words (engine/cards.py), not its letters
+        assert card.get_attribute("aria-label").startswith(
+            f"{RANK_NAMES['spanish'][name[0]]} of {SUIT_NAMES['spanish'][name[1]]}")
     browser.get(f"http://127.0.0.1:{server.port}/?game=coins&seat=0&agent=random&agent=random&seed=4")
     wait_for_turn(browser)
     assert not browser.find_element(By.ID, "card-order").is_displayed()  # suits and ranks suffice

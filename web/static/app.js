@@ -47,10 +47,18 @@ function showError(message) {
 
 // ------------------------------------------------------------------- cards
 
-const SUIT_NAMES = {
-  french: { c: "clubs", d: "diamonds", h: "hearts", s: "spades" },
-  spanish: { o: "coins", c: "cups", e: "swords", b: "clubs" },
-};
+// The words for each deck family's suit and rank letters, from the server's hello (one
+// source: slagwerk.engine.cards), filled in by learnCardNames when the page starts.
+const SUIT_NAMES = {};
+const RANK_NAMES = {};
+
+function learnCardNames(info) {
+  for (const facts of Object.values(info.games)) {
+    const deck = facts.deck || {};
+    if (deck.suit_names) SUIT_NAMES[deck.family] = deck.suit_names;
+    if (deck.rank_names) RANK_NAMES[deck.family] = deck.rank_names;
+  }
+}
 
 // The game's facts come from the server (GET /v1/info), never from a list of games here;
 // what a seat sees comes from its view, whose fields say how to draw it.
@@ -162,8 +170,9 @@ function cardPicture(game, name, extraClass) {
   }
   const rank = name[0];
   const suit = name[1];
-  const suitName = SUIT_NAMES[deck][suit] || suit;
-  root.setAttribute("aria-label", `${rankLabel(deck, rank)} of ${suitName}`);
+  const suitName = (SUIT_NAMES[deck] || {})[suit] || suit;
+  const rankName = (RANK_NAMES[deck] || {})[rank] || rankLabel(deck, rank);
+  root.setAttribute("aria-label", `${rankName} of ${suitName}`);
   root.dataset.card = name;
   const red = deck === "french" ? (suit === "h" || suit === "d") : false;
   const ink = deck === "french" ? (red ? "#c62828" : "#1b1b1b")
@@ -1107,6 +1116,7 @@ async function main() {
   $("#watch-slider").addEventListener("input", (event) => showFrame(page.frame.deal, Number(event.target.value)));
   try {
     page.info = await api("GET", "/v1/info");
+    learnCardNames(page.info);
   } catch (err) {
     showError(`cannot reach the slagwerk server: ${err.message}`);
     return;
