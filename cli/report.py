@@ -20,6 +20,9 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("folders", nargs="+", type=nonempty, metavar="DIR",
                         help="a results folder (or the folder of a tournament in several games)")
+    parser.add_argument("--page", action="store_true",
+                        help="print each tournament as a Markdown section for the documentation site "
+                        "(command, groups, seed, date and commit with the tables) and write nothing")
     parser.set_defaults(run=run)
 
 
@@ -42,6 +45,11 @@ def run(args) -> int:
         if not inside:
             raise ExperimentError(f"{given!r}: no tournament or experiment there (no config.json)")
         folders += inside
+    if args.page:
+        from ..experiments.harness.publish import tournament_page
+
+        print("\n".join(tournament_page(path) for path in folders), end="")
+        return 0
     for number, path in enumerate(folders):
         result = rebuild(path)
         written = ["report.md", "report-*.png"]

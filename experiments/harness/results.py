@@ -55,6 +55,9 @@ from .defaults import VERSION_KEY
 from .runner import ExperimentError
 
 CONFIG = "config.json"
+RUN_FACTS = "run.json"
+"""What made the run, for whoever publishes its figures: the command, the date, slagwerk's
+version and the commit of the checkout it ran from (:func:`run_facts`)."""
 GAMES = "games.jsonl"
 SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
@@ -135,7 +138,7 @@ that this list covers them."""
 
 def run_files() -> set[str]:
     """The name of every file some kind of run writes into its results folder."""
-    names = {CONFIG, *BELIEF_FILES, *OTHER_RUN_FILES}
+    names = {CONFIG, RUN_FACTS, *BELIEF_FILES, *OTHER_RUN_FILES}
     for kind in _folder_kinds():  # those imported so far: this module's, and a plugin's own kind too
         names |= {kind.LOG, *kind.FILES}
     names.discard("")
@@ -199,6 +202,33 @@ class FaultLog:
             self.log = None
 
 
+def run_facts() -> dict:
+    """The command line (when slagwerk's own command runs), the UTC date and time, slagwerk's
+    version, and the commit of the git checkout slagwerk runs from (``None`` for an installed
+    copy; ``+changes`` when its files differ from the commit)."""
+    import datetime
+    import shlex
+    import subprocess
+    import sys
+
+    program = Path(sys.argv[0]).name if sys.argv else ""
+    command = f"slagwerk {shlex.join(sys.argv[1:])}" if program in ("slagwerk", "__main__.py") else None
+    checkout = Path(__file__).resolve().parents[2]
+    commit = None
+    if (checkout / ".git").exists():
+        try:
+            def git(*words):
+                return subprocess.run(["git", "-C", str(checkout), *words], capture_output=True, text=True,
+                                      timeout=10, check=True).stdout.strip()
+            commit = git("rev-parse", "--short=12", "HEAD")
+            if git("status", "--porcelain", "--untracked-files=no"):
+                commit += "+changes"
+        except (OSError, subprocess.SubprocessError):
+            commit = None
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return {"command": command, "started": started, VERSION_KEY: __version__, "commit": commit}
+
+
 class ExperimentFolder:
     """A results folder: ``config.json``, a JSON-lines log appended as work
     finishes, and further JSON files. Subclasses name the log (``LOG``), what
@@ -222,8 +252,9 @@ class ExperimentFolder:
         :raises SafeFileError: if ``path`` is a link or cannot be written.
         """
         folder = cls(path)
-        claim_folder(folder.path, cls.KIND, (CONFIG, cls.LOG, *cls.FILES), force=force)
+        claim_folder(folder.path, cls.KIND, (CONFIG, RUN_FACTS, cls.LOG, *cls.FILES), force=force)
         create_file(folder.path, CONFIG, _json_bytes({**config, VERSION_KEY: __version__}))
+        create_file(folder.path, RUN_FACTS, _json_bytes(run_facts()))
         AppendLog(folder.path, cls.LOG, new=True).close()
         return folder
 
