@@ -37,7 +37,7 @@ def test_a_short_run_writes_its_folder_and_its_model_plays_a_legal_match(tmp_pat
     result = run_training(_config(game_name, rounds=2, **CURVE), tmp_path / "run")
     names = sorted(p.name for p in (tmp_path / "run").iterdir())
     assert names == ["checkpoint.pt", "config.json", "curve", "curve.csv", "curve.png", "model.npz",
-                     "snapshots", "training.jsonl"]
+                     "run.json", "snapshots", "training.jsonl"]
     rows = list(csv.DictReader((tmp_path / "run" / "curve.csv").open()))
     assert [(row["entry"], row["rounds"], row["deals"]) for row in rows] == [
         ("round-1", "1", "6"), ("round-2", "2", "12"), ("heuristic", "", "")]
@@ -101,6 +101,8 @@ def test_a_taught_run_resumes_to_the_model_of_an_uninterrupted_one_with_any_numb
         assert np.array_equal(a, b)
     dmc = run_training(_config(game="kozel"), tmp_path / "dmc", jobs=1)
     assert not np.array_equal(_weights(whole.model_path)[0], _weights(dmc.model_path)[0])
+    values_only = run_training(_config(**taught, policy_weight=0.0), tmp_path / "values", jobs=1)
+    assert not np.array_equal(_weights(whole.model_path)[0], _weights(values_only.model_path)[0])
     assert load_model(whole.model_path, make_game("kozel")).meta["method"] == f"expert-iteration:{teacher}"
 
 
@@ -125,18 +127,19 @@ def test_the_teachers_targets_are_its_searchs_values_and_blind_to_hidden_cards(g
     assert not np.array_equal(other, match.array)  # some hidden card moved
     guide = Guide(Model.initial(make_game(game_name), hidden=(8, 8), seed=1).weights)
     for teacher in (None, guide):
-        target, weight, chosen = search_targets(match.array, seat, index_of, actions, 60, 3, teacher)
+        target, weight, share, chosen = search_targets(match.array, seat, index_of, actions, 60, 3, teacher)
         found = ismcts(match.array, seat, iterations=60, seed=3, guide=teacher)
         assert chosen == index_of[int(found.action)]
         tried = {index_of[int(a)]: (v, w) for a, v, w in zip(found.actions, found.visits, found.values)
                  if v > 0}
-        assert set(np.flatnonzero(weight)) == set(tried) <= set(legal.tolist())
+        assert set(np.flatnonzero(weight)) == set(np.flatnonzero(share)) == set(tried) <= set(legal.tolist())
         for i, (visits, value) in tried.items():
             assert target[i] == pytest.approx(2 * value - 1)
             assert weight[i] == pytest.approx(visits / (visits + VISITS_HALF_WEIGHT))
+            assert share[i] == pytest.approx(visits / found.visits.sum())
         hidden_changed = search_targets(other, seat, index_of, actions, 60, 3, teacher)
-        assert np.array_equal(target, hidden_changed[0]) and np.array_equal(weight, hidden_changed[1])
-        assert chosen == hidden_changed[2]
+        for mine, theirs in zip((target, weight, share, chosen), hidden_changed):
+            assert np.array_equal(mine, theirs)
 
 
 def test_the_command_trains_resumes_and_writes_the_model_where_asked(tmp_path, capsys):

@@ -82,26 +82,33 @@ class Learner:
                 count += len(batch)
         return loss_sum / max(count, 1)
 
-    def update_taught(self, x: np.ndarray, target: np.ndarray, weight: np.ndarray, batch_size: int,
-                      epochs: int, seed: int) -> float:
-        """As :meth:`update`, on every output with a weight: the weighted mean squared error."""
+    def update_taught(self, samples, batch_size: int, epochs: int, seed: int, policy_weight: float,
+                      temperature: float) -> float:
+        """As :meth:`update`, on every output with a weight (the weighted mean squared error), plus
+        ``policy_weight`` times the cross-entropy from the search's visit shares to the softmax of
+        the values over the legal actions at ``temperature`` (the prior the guide takes from the
+        network). ``samples``: a :class:`~.selfplay.TaughtSamples`. The mean loss of the last pass."""
         order_rng = np.random.default_rng(seed)
-        xs, ys, ws = torch.from_numpy(x), torch.from_numpy(target), torch.from_numpy(weight)
-        loss_sum, total = 0.0, 0.0
+        xs, ys, ws = (torch.from_numpy(a) for a in (samples.x, samples.target, samples.weight))
+        shares, legal = torch.from_numpy(samples.share), torch.from_numpy(samples.legal)
+        loss_sum, count = 0.0, 0
         for _ in range(epochs):
-            loss_sum, total = 0.0, 0.0
-            order = torch.from_numpy(order_rng.permutation(len(target)))
-            for start in range(0, len(target), batch_size):
+            loss_sum, count = 0.0, 0
+            order = torch.from_numpy(order_rng.permutation(len(ys)))
+            for start in range(0, len(ys), batch_size):
                 batch = order[start:start + batch_size]
-                w = ws[batch]
-                mass = w.sum()
-                loss = (w * (self.net(xs[batch]) - ys[batch]) ** 2).sum() / mass.clamp(min=1e-9)
+                values, w = self.net(xs[batch]), ws[batch]
+                loss = (w * (values - ys[batch]) ** 2).sum() / w.sum().clamp(min=1e-9)
+                if policy_weight:
+                    logits = (values / temperature).masked_fill(~legal[batch], float("-inf"))
+                    log_prior = torch.log_softmax(logits, dim=1).masked_fill(~legal[batch], 0.0)
+                    loss = loss - policy_weight * (shares[batch] * log_prior).sum(dim=1).mean()
                 self.optimizer.zero_grad()
                 loss.backward()
                 self.optimizer.step()
-                loss_sum += loss.item() * mass.item()
-                total += mass.item()
-        return loss_sum / max(total, 1e-9)
+                loss_sum += loss.item() * len(batch)
+                count += len(batch)
+        return loss_sum / max(count, 1)
 
     def state_bytes(self) -> bytes:
         """The network and the optimiser, for a checkpoint."""

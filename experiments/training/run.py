@@ -21,6 +21,7 @@ from ...engine import make_game
 from ...engine.bits import derive_seed
 from ...engine.registry import observation_module
 from ...safe_files import AppendLog, read_file, replace_file
+from ...search.guide import DEFAULT_TEMPERATURE
 from ..harness.defaults import default_results_folder
 from ..harness.runner import ExperimentError, parallel_map
 from .config import TrainConfig
@@ -115,8 +116,8 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
             else:
                 tasks = [(*task, config.teacher, config.teacher_iterations) for task in tasks]
                 samples = TaughtSamples.join(parallel_map(play_taught_deals, tasks, jobs, backend, scheduler))
-                loss = learner.update_taught(samples.x, samples.target, samples.weight, config.batch_size,
-                                             config.epochs, learn_seed)
+                loss = learner.update_taught(samples, config.batch_size, config.epochs, learn_seed,
+                                             config.policy_weight, DEFAULT_TEMPERATURE)
                 mean = {"mean_target": float((samples.target * samples.weight).sum() / samples.weight.sum())}
             seconds = time.perf_counter() - start
             spent += seconds

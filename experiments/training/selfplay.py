@@ -10,7 +10,9 @@ is trained towards depends on the run's ``teacher``:
   decision from the seat's information, unguided or guided by the current
   network; the actor plays the search's choice, and every root action the search
   tried is a target: its mean reward, as a value ``2 * reward - 1``, weighted
-  ``visits / (visits + 4)`` so that an action tried once counts little.
+  ``visits / (visits + 4)`` so that an action tried once counts little. The
+  search's visit shares over the legal actions are kept too: the learner also
+  fits the softmax of the values (the guide's prior) to them.
 
 With probability ``epsilon`` an actor plays a uniformly random legal action
 instead. A batch is a pure function of its arguments: the same seed gives the
@@ -86,34 +88,42 @@ def play_deals(game_name: str, options: dict, weights: tuple, epsilon: float, se
 @dataclass
 class TaughtSamples:
     """Decisions and the search's values of their actions: ``x`` (n, observation) float32,
-    ``target`` and ``weight`` (n, actions) float32 (weight 0 where the search tried nothing);
-    ``deals`` counts the deals played."""
+    ``target``, ``weight`` and ``share`` (n, actions) float32 (weight 0 where the search tried
+    nothing; share: of the search's visits), ``legal`` (n, actions) bool; ``deals`` counts the
+    deals played."""
 
     x: np.ndarray
     target: np.ndarray
     weight: np.ndarray
+    share: np.ndarray
+    legal: np.ndarray
     deals: int
 
     @classmethod
     def join(cls, parts: list[TaughtSamples]) -> TaughtSamples:
-        return cls(np.concatenate([p.x for p in parts]), np.concatenate([p.target for p in parts]),
-                   np.concatenate([p.weight for p in parts]), sum(p.deals for p in parts))
+        return cls(*(np.concatenate([getattr(p, name) for p in parts])
+                     for name in ("x", "target", "weight", "share", "legal")), sum(p.deals for p in parts))
 
 
 def search_targets(array: np.ndarray, seat: int, index_of: dict, num_actions: int, iterations: int,
-                   seed: int, guide: Guide | None) -> tuple[np.ndarray, np.ndarray, int]:
-    """The teacher's targets for ``seat`` to move in the state ``array``: the value ``2 * reward - 1``
-    and the weight of every action index its search tried (see the module doc), and the index it
-    chose. ``index_of`` maps each legal engine action to its index. The search reads the seat's
-    information only: each iteration deals the cards hidden from the seat anew."""
+                   seed: int, guide: Guide | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The teacher's targets for ``seat`` to move in the state ``array``: the value ``2 * reward - 1``,
+    the weight and the share of the visits of every action index its search tried (see the
+    module doc), and the index it chose. ``index_of`` maps each legal engine action to its index.
+    The search reads the seat's information only: each iteration deals the cards hidden from the
+    seat anew."""
     found = ismcts(array, seat, iterations=iterations, seed=seed, guide=guide)
     target = np.zeros(num_actions, np.float32)
     weight = np.zeros(num_actions, np.float32)
+    share = np.zeros(num_actions, np.float32)
+    total = max(int(found.visits.sum()), 1)
     for action, visits, value in zip(found.actions, found.visits, found.values):
         if visits > 0:
-            target[index_of[int(action)]] = 2.0 * value - 1.0
-            weight[index_of[int(action)]] = visits / (visits + VISITS_HALF_WEIGHT)
-    return target, weight, index_of[int(found.action)]
+            index = index_of[int(action)]
+            target[index] = 2.0 * value - 1.0
+            weight[index] = visits / (visits + VISITS_HALF_WEIGHT)
+            share[index] = visits / total
+    return target, weight, share, index_of[int(found.action)]
 
 
 def play_taught_deals(game_name: str, options: dict, weights: tuple, epsilon: float, seed: int,
@@ -123,21 +133,24 @@ def play_taught_deals(game_name: str, options: dict, weights: tuple, epsilon: fl
     match = EncodedMatch(game_name, seed=seed, reward="deal", **options)
     explore = np.random.default_rng(seed)
     guide = Guide(weights) if teacher == "guided" else None
-    xs, targets, weights_out = [], [], []
+    xs, targets, weights_out, shares, legals = [], [], [], [], []
     played = 0
     while played < deals:
         seat = match.to_move
         xs.append(match.observe(seat))
-        legal = np.flatnonzero(match.mask())
+        mask = match.mask()
+        legal = np.flatnonzero(mask)
         index_of = {int(a): int(i) for i, a in zip(legal, match.legal_actions()[legal])}
-        target, weight, chosen = search_targets(match.array, seat, index_of, match.module.NUM_ACTIONS,
-                                                iterations, int(explore.integers(1 << 62)), guide)
+        target, weight, share, chosen = search_targets(match.array, seat, index_of, match.module.NUM_ACTIONS,
+                                                       iterations, int(explore.integers(1 << 62)), guide)
         targets.append(target)
         weights_out.append(weight)
+        shares.append(share)
+        legals.append(mask != 0)
         index = int(explore.choice(legal)) if explore.random() < epsilon else chosen
         if match.step(index) is not None:
             played += 1
             if match.is_over:
                 match.reset()
     return TaughtSamples(np.asarray(xs, dtype=np.float32), np.asarray(targets), np.asarray(weights_out),
-                         played)
+                         np.asarray(shares), np.asarray(legals), played)
