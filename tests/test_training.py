@@ -191,3 +191,14 @@ def test_a_run_stopped_in_its_curve_resumes_the_curve(tmp_path, monkeypatch):
     result = run_training(None, tmp_path / "run", resume=True)
     assert [row["entry"] for row in result.curve] == ["round-1", "round-2", "heuristic"]
     assert len(result.rounds) == 2
+
+
+def test_agreement_compares_a_network_or_a_second_search_with_the_teacher(tmp_path):
+    from slagwerk.experiments.training.agreement import agreement
+
+    result = run_training(_config(rounds=1, teacher="ismcts", teacher_iterations=8), tmp_path / "run")
+    share, decisions = agreement("coins", str(result.model_path), iterations=8, steps=30, seed=3)
+    assert decisions > 0 and 0 <= share <= 1
+    assert agreement("coins", str(result.model_path), iterations=8, steps=30, seed=3) == (share, decisions)
+    alone, same_decisions = agreement("coins", None, iterations=8, steps=30, seed=3)
+    assert same_decisions == decisions and 0 <= alone <= 1

@@ -51,7 +51,7 @@ class TrainConfig(Settings):
     teacher_iterations: int = setting(200, "iterations of the teacher's search per decision", ge=1,
                                       le=100_000)
     policy_weight: float = setting(
-        0.1, "with a teacher: weight of the cross-entropy from the search's visit shares to the softmax "
+        1.0, "with a teacher: weight of the cross-entropy from the search's visit shares to the softmax "
         "of the network's values (the guide's prior), beside their squared error", ge=0, le=100)
     epsilon: float = setting(0.05, "chance that an actor explores: a random legal action", ge=0, le=1)
     hidden: tuple[Annotated[int, Field(ge=1, le=4096)], ...] = setting(
