@@ -299,6 +299,19 @@ class Game(ABC):
     and the game's own."""
     view_optional_keys: ClassVar[tuple[str, ...]] = ("legal_actions",)
     """Fields of :attr:`view_keys` that a view may leave out."""
+
+    def view_schema_properties(self) -> dict:
+        """The JSON Schema of each field the game adds to the common ones (default: any value;
+        a game describes them so that clients can rely on their shapes)."""
+        from .views import COMMON_KEYS
+
+        return {key: {} for key in self.view_keys if key not in COMMON_KEYS}
+
+    def view_schema(self) -> dict:
+        """The JSON Schema of this game's views (:mod:`slagwerk.engine.view_schema`)."""
+        from .view_schema import view_schema
+
+        return view_schema(self)
     view_max_tricks: ClassVar[int]
     """The most ``tricks_done`` a view can show."""
     view_max_total: ClassVar[int] = 10**6

@@ -99,6 +99,17 @@ class Aluette(Game):
     view_max_total = K.DEALS_PER_MATCH * K.MAX_DEAL_POINTS
     deal_fields = ("hands", "undealt")
 
+    def view_schema_properties(self) -> dict:
+        """The shapes of the fields Aluette adds to a view (:mod:`slagwerk.engine.view_schema`)."""
+        from ..view_schema import cards, count, per_seat, seats
+
+        trick_number = {"anyOf": [count(K.TRICKS_PER_DEAL), {"type": "null"}]}
+        return {"hand": cards(self.deck), "trick": cards(self.deck), "played": cards(self.deck),
+                "tricks_won": per_seat(count(K.TRICKS_PER_DEAL), seats(self)),
+                "first_win": per_seat(trick_number, seats(self)),
+                "last_win": per_seat(trick_number, seats(self)),
+                "hand_sizes": per_seat(count(self.deck.size), seats(self))}
+
     # ------------------------------------------------------------ notation
     def action_text(self, state: State, action: int, seat: int | None = None) -> str:
         return self.deck.name(action)

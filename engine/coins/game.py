@@ -55,6 +55,13 @@ class Coins(Game):
     view_max_tricks = K.TRICKS_PER_DEAL
     deal_fields = ("hands",)
 
+    def view_schema_properties(self) -> dict:
+        """The shapes of the fields Coins adds to a view (:mod:`slagwerk.engine.view_schema`)."""
+        from ..view_schema import cards, count, per_seat, seats
+
+        return {"hand": cards(self.deck), "trick": cards(self.deck), "played": cards(self.deck),
+                "hand_sizes": per_seat(count(self.deck.size), seats(self))}
+
     # ------------------------------------------------------------ notation
     def action_text(self, state: State, action: int, seat: int | None = None) -> str:
         return self.deck.name(action)

@@ -99,6 +99,26 @@ class Koetsieren(Game):
     view_max_tricks = K.TRICKS_PER_DEAL
     deal_fields = ("hands", "undealt")
 
+    def view_schema_properties(self) -> dict:
+        """The shapes of the fields Koetsieren adds to a view (:mod:`slagwerk.engine.view_schema`)."""
+        from ..view_schema import card, card_or_hidden, cards, count, per_seat, seat, seats
+
+        n = seats(self)
+        slot = {"anyOf": [card_or_hidden(self.deck), {"type": "null"}],
+                "description": "a card, ?? where this seat cannot see it, null once played"}
+        hand = {"type": "object", "required": list(HAND_KEYS), "additionalProperties": False, "properties": {
+            "table": {"type": "array", "items": slot, "minItems": 2, "maxItems": 2},
+            "forehead": {"type": "array", "items": slot, "minItems": 2, "maxItems": 2},
+            "hidden": slot,
+            "played": {"type": "object", "description": "the card each emptied slot held",
+                       "propertyNames": {"enum": list(K.SLOT_NAMES)},
+                       "additionalProperties": card(self.deck)}}}
+        trump = {"anyOf": [{"enum": list(self.deck.suits)}, {"type": "null"}]}
+        return {"trump_maker": seat(n), "trump": trump,
+                "bids": per_seat({"anyOf": [count(K.TRICKS_PER_DEAL), {"type": "null"}]}, n),
+                "tricks_won": per_seat(count(K.TRICKS_PER_DEAL), n), "hands": per_seat(hand, n),
+                "trick": cards(self.deck), "played": cards(self.deck)}
+
     @property
     def n_players(self) -> int:
         return self.options["players"]

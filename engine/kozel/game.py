@@ -107,6 +107,26 @@ class Kozel(Game):
     view_max_tricks = K.MAX_TRICKS
     deal_fields = ("hands", "stock", "trump_card")
 
+    def view_schema_properties(self) -> dict:
+        """The shapes of the fields Kozel adds to a view (:mod:`slagwerk.engine.view_schema`)."""
+        from ..view_schema import card, cards, count, per_seat, seat, seats
+
+        n = seats(self)
+        play = {"type": "object", "required": list(PLAY_KEYS), "additionalProperties": False, "properties": {
+            "seat": seat(n), "kind": {"enum": list(KIND_TEXT.values())},
+            "cards": {**cards(self.deck, hidden=True), "minItems": 1}}}
+        plays = {"type": "array", "items": play}
+        done = {"type": "object", "required": list(COMPLETED_TRICK_KEYS), "additionalProperties": False,
+                "properties": {"leader": seat(n), "plays": plays, "winner": seat(n)}}
+        current = {"type": "object", "required": list(CURRENT_TRICK_KEYS), "additionalProperties": False,
+                   "properties": {"original_leader": seat(n), "plays": plays,
+                                  "asked": {"type": "array", "items": seat(n), "uniqueItems": True},
+                                  "asking": seat(n, null=True)}}
+        return {"hand": cards(self.deck), "hand_sizes": per_seat(count(self.deck.size), n),
+                "trump_card": card(self.deck), "stock_size": count(self.deck.size), "shown": cards(self.deck),
+                "known_cards": per_seat(cards(self.deck), n), "tricks": {"type": "array", "items": done},
+                "trick": {"anyOf": [current, {"type": "null"}]}}
+
     # ------------------------------------------------------------ notation
     def names_of(self, mask) -> list[str]:
         """Card texts of a mask, highest rank first (suits ``c d h s`` on ties)."""
