@@ -155,12 +155,16 @@ ANSWERS = {"hello": HelloAnswer, "quit": QuitAnswer, "act": ActAnswer, "warm": W
 
 
 def schemas() -> dict:
-    """The JSON Schemas of every request and answer, in one document
-    (``{"requests": {TYPE: schema}, "answers": {TYPE: schema}}``)."""
+    """The JSON Schemas of every request and answer, and of each game's views, in one document
+    (``{"requests": {TYPE: schema}, "answers": {TYPE: schema}, "views": {GAME: schema}}``)."""
+    from ..engine import GAME_NAMES, make_game
+
     return {
-        "$comment": "Made by slagwerk.agents.messages.write_schemas from the protocol's models; do not edit.",
+        "$comment": "Made by slagwerk.agents.messages.write_schemas from the protocol's models and the "
+                    "games' view schemas; do not edit.",
         "requests": {kind: _schema(model) for kind, model in REQUESTS.items()},
         "answers": {kind: _schema(model) for kind, model in ANSWERS.items()},
+        "views": {name: make_game(name).view_schema() for name in GAME_NAMES},
     }
 
 

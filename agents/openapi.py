@@ -85,6 +85,12 @@ def document() -> dict:
     info["properties"]["time_limit_ms"] = {
         "type": "integer", "minimum": 0,
         "description": "The server's time limit per act request in milliseconds (0: none)."}
+    views = {f"{name.capitalize()}View": schema for name, schema in protocol.get("views", {}).items()}
+    if views:  # the view of an act request is one of the games' (each names its game)
+        act_request["properties"]["view"] = {
+            "description": act_request["properties"]["view"].get("description", ""),
+            "oneOf": [{"$ref": f"#/components/schemas/{name}"} for name in views]}
+    components.update(views)
     components.update(ActRequest=act_request, InfoAnswer=info,
                       ActAnswer=_hoisted(protocol["answers"]["act"], components),
                       ErrorAnswer=_hoisted(protocol["answers"]["error"], components))
