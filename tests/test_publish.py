@@ -34,7 +34,7 @@ def test_a_run_keeps_how_it_was_made_and_its_page_says_it(tmp_path, capsys, monk
     marker = "<!-- results: run | Coins, a tiny run -->\n"
     doc.write_text(f"Before.\n\n{marker}stale\n<!-- /results -->\n\nAfter.\n")
     made = refresh_page(doc)
-    assert made.startswith("Before.\n\n<!-- results: run | Coins, a tiny run -->\n## Coins, a tiny run\n")
+    assert made.startswith("Before.\n\n<!-- results: run | Coins, a tiny run -->\n**Coins, a tiny run**\n")
     assert made.endswith("<!-- /results -->\n\nAfter.\n") and "stale" not in made
     doc.write_text(made)
     assert refresh_page(doc) == made
@@ -44,6 +44,7 @@ def test_every_published_section_is_what_its_stored_folder_makes():
     """`python -m slagwerk.experiments.harness.publish PAGE` makes them; nobody types them."""
     pages = [page for page in (REPO / "docs").rglob("*.md")
              if MARKED.search(page.read_text(encoding="utf-8"))]
+    assert REPO / "docs" / "learned.md" in pages  # the Coins run stored in docs/results/runs
     for page in pages:
         assert refresh_page(page) == page.read_text(encoding="utf-8"), \
             f"{page} is stale: python -m slagwerk.experiments.harness.publish {page}"

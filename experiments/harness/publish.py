@@ -35,7 +35,7 @@ def tournament_page(path, title: str | None = None) -> str:
     command = facts.get("command") or "(not run by the slagwerk command)"
     commit = facts.get("commit") or f"slagwerk {facts.get('slagwerk', '?')}, not from a git checkout"
     out = [
-        f"## {title or f'{config.game}: ' + ', '.join(config.agents)}",
+        f"**{title or f'{config.game}: ' + ', '.join(config.agents)}**",  # fits under any heading
         "",
         f"- command: `{command}`",
         f"- {ratings.groups} duplicate groups, {result.games} games (unit {config.unit}), seed {config.seed}"
