@@ -25,7 +25,7 @@ LAYER_FOLDERS = ("engine", "search", "envs", "agents", "experiments", "web", "cl
 """The folders that install as ``slagwerk.<folder>``."""
 PACKAGE_DATA = {
     "slagwerk.engine.coins": ["playout.c"],  # the C twin of the Coins playout, compiled by `slagwerk bench`
-    "slagwerk.web.static": ["*.html", "*.js", "*.css"],  # the page (no build step)
+    "slagwerk.web.static": ["*.html", "*.js", "*.css", "rules.md"],  # the page, and the rule book it links
     "slagwerk.agents": ["protocol.schema.json"],  # the protocol's JSON Schemas (agents/messages.py)
     "slagwerk.agents.models": ["*.npz"],  # the net agent's shipped models (docs/learned.md)
 }

@@ -537,8 +537,12 @@ def test_the_form_says_what_each_game_and_agent_is_and_where_the_rules_are(serve
         browser.execute_script(f"""
             const game = document.getElementById('setup-game');
             game.value = '{name}'; game.dispatchEvent(new Event('change'));""")
-        about = browser.find_element(By.ID, "setup-game-about").text
-        assert game["summary"] in about and f"rules: {game['rules']}" in about, about
+        about = browser.find_element(By.ID, "setup-game-about")
+        assert game["summary"] in about.text and f"Rules: {game['rules']}" in about.text, about.text
+        link = about.find_element(By.TAG_NAME, "a").get_attribute("href")
+        assert link.endswith("/static/rules.md")
+    rules = browser.execute_script("return fetch('/static/rules.md').then(r => r.text())")
+    assert rules == (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
     rows = browser.find_elements(By.CSS_SELECTOR, "#setup-agents .agent-row")
     for row in rows:
         chosen = row.find_element(By.TAG_NAME, "select").get_attribute("value")

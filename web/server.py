@@ -3,7 +3,8 @@
 :class:`WebServer` is the bot server (same loopback binding, request size
 limit, client timeout, worker pool and time limit) that also serves
 
-- ``GET /`` and ``GET /static/NAME``: the page, shipped as package data;
+- ``GET /`` and ``GET /static/NAME``: the page, shipped as package data (with the rule book,
+  ``/static/rules.md``, as text);
 - ``/web/api/...``: the page's JSON API (docs/web.md), under the same body
   size limit as the bot API. A session is a cookie holding an unguessable id
   (HttpOnly, SameSite=Strict); a ``POST`` must say ``Content-Type:
@@ -28,8 +29,10 @@ from .watch import RecordShelf, Watch, parse_json
 COOKIE = "slagwerk_session"
 API = "/web/api/"
 STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-                ".css": "text/css; charset=utf-8"}
-PAGE_FILES = ("index.html", "app.js", "style.css")
+                ".css": "text/css; charset=utf-8", ".md": "text/plain; charset=utf-8"}
+PAGE_FILES = ("index.html", "app.js", "style.css", "rules.md")
+"""The page's files; rules.md is the rule book (docs/rules.md, linked into the package), which
+the page links for each game."""
 SECURITY_HEADERS = {
     # Everything comes from this server: no CDN, no inline script, nothing framed.
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "

@@ -906,9 +906,12 @@ function setupPlayers() {
 function setupFields(preset) {
   const game = $("#setup-game").value;
   const spec = page.info.games[game];
-  // What the game is, in a line, and where its rules are.
-  $("#setup-game-about").textContent = [spec.summary, spec.rules && `rules: ${spec.rules} of the slagwerk repository`]
-    .filter(Boolean).join(". ");
+  // What the game is, in a line, and a link to its rules (the rule book this server ships).
+  const about = $("#setup-game-about");
+  about.replaceChildren(spec.summary ? `${spec.summary}. ` : "");
+  if (spec.rules) {
+    about.append(el("a", { href: "/static/rules.md", target: "_blank", rel: "noopener" }, `Rules: ${spec.rules}`));
+  }
   const options = $("#setup-options");
   options.replaceChildren(...Object.entries(spec.options).map(([name, o]) => el("label", { title: `${name}: ${o.doc}` },
     `${optionLabel(name)} `, el("input", {
