@@ -12,15 +12,17 @@ from ..errors import SpecError
 
 DEFAULT_PORT = 8765
 DEFAULT_MATCHES_PER_CLIENT = 4
+"""Sessions of the web page one remote address may hold on a public server
+(``--max-matches-per-client``, :class:`slagwerk.web.matches.MatchStore`)."""
 HELLO_TIMEOUT_S = 600.0
 """How long a bot may take to answer ``hello`` when it starts (it may load or compile first);
 ``--bot-start-timeout`` changes it."""
-"""Sessions of the web page one remote address may hold on a public server
-(``--max-matches-per-client``, :class:`slagwerk.web.matches.MatchStore`)."""
 
 NODE_BYTES = (7 + 1) * 8
 """Bytes of one search-tree node (its ``NODE_FIELDS`` int64 fields and its float64 value;
 :mod:`slagwerk.search.tree`, checked by tests/test_protocol.py)."""
+PRIOR_BYTES = 8
+"""Bytes more a node takes in a search guided by a network (its float64 prior)."""
 
 
 def _limit(default: int, low: int, high: int, doc: str):
@@ -41,8 +43,9 @@ class Limits:
     the ``time_ms`` budget, ``max_iterations`` the search iterations (for
     ``pimc`` also ``worlds * iterations_per_world``), ``max_nodes`` the tree
     size ``node_cap`` (so a tree never holds more than ``max_nodes *
-    NODE_BYTES`` bytes) and ``max_worlds`` the ``pimc`` worlds. A request over
-    a cap is refused before any work starts.
+    (NODE_BYTES + PRIOR_BYTES)`` bytes, a guided search's priors counted) and
+    ``max_worlds`` the ``pimc`` worlds. A request over a cap is refused before
+    any work starts.
     """
 
     max_request_bytes: int = _limit(1 << 20, 2, 1 << 30, "longest request accepted: a line (stdio) or a "
@@ -51,12 +54,12 @@ class Limits:
     max_iterations: int = _limit(1_000_000, 1, 10**12, "most search iterations a request may ask for "
                                  "(pimc: worlds x iterations_per_world)")
     max_nodes: int = _limit(1 << 20, 2, 1 << 30, "largest search tree (node_cap) a request may ask for, "
-                            f"{NODE_BYTES} bytes a node")
+                            f"{NODE_BYTES} bytes a node ({NODE_BYTES + PRIOR_BYTES} guided by a network)")
     max_worlds: int = _limit(10_000, 1, 10**7, "most pimc worlds a request may ask for")
 
     def describe(self) -> dict:
         return {**{limit.name: getattr(self, limit.name) for limit in fields(self)},
-                "max_tree_bytes": self.max_nodes * NODE_BYTES}
+                "max_tree_bytes": self.max_nodes * (NODE_BYTES + PRIOR_BYTES)}  # the most: a guided tree
 
     def check(self, agent) -> None:
         """:class:`SpecError` naming the parameter, its value and the cap if ``agent``'s

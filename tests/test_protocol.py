@@ -540,10 +540,17 @@ def test_the_documented_example_exchanges_are_what_the_bot_answers():
 
 
 def test_the_node_size_of_the_limits_is_the_search_trees():
-    from slagwerk.agents.limits import NODE_BYTES
-    from slagwerk.search.tree import NODE_FIELDS
+    from slagwerk.agents.limits import NODE_BYTES, PRIOR_BYTES
+    from slagwerk.agents.protocol import DEFAULT_LIMITS
+    from slagwerk.search.tree import NODE_FIELDS, Tree
 
     assert NODE_BYTES == (NODE_FIELDS + 1) * 8
+    tree, guided = Tree(64), Tree(64, guided=True)
+    node_bytes = (tree.nodes.nbytes + tree.values.nbytes) // 64
+    assert node_bytes == NODE_BYTES
+    guided_bytes = guided.nodes.nbytes + guided.values.nbytes + guided.priors.nbytes
+    assert guided_bytes // 64 == NODE_BYTES + PRIOR_BYTES
+    assert hello()["limits"]["max_tree_bytes"] == DEFAULT_LIMITS.max_nodes * (NODE_BYTES + PRIOR_BYTES)
 
 
 def test_hello_gives_each_games_facts_the_web_page_draws_with():
