@@ -38,7 +38,7 @@ from paths import PACKAGE_DIRS, REPO
 LAYERS = ("base", "game", "registry", "search", "envs", "agents", "harness", "experiments", "top")
 
 ENGINE_BASE = frozenset({"bits", "cards", "state", "common", "views", "spec", "game",
-                         "strict_json", "replay", "encoding", "seeds"})
+                         "strict_json", "replay", "encoding", "seeds", "view_schema"})
 """Modules of ``slagwerk.engine`` every game builds on."""
 
 ENGINE_REGISTRY = frozenset({"registry", "dispatch", "contract", "records"})
