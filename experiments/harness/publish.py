@@ -52,7 +52,8 @@ def tournament_page(path, title: str | None = None) -> str:
         out.append(f"| {rank} | `{row.agent}` | {row.rating:.0f} | [{row.ci95[0]:.0f}, {row.ci95[1]:.0f}] "
                    f"| {below} | {score} |")
     order = [ratings.labels.index(row.agent) for row in ratings.ranking]
-    out += ["", "Head to head, duplicate groups won-drawn-lost (row against column):", "",
+    out += ["", "Head to head, duplicate groups won-drawn-lost, row against column (their sum: the groups "
+            "the pair met):", "",
             "| | " + " | ".join(f"`{ratings.labels[j]}`" for j in order) + " |",
             "| --- " * (len(order) + 1) + "|"]
     for i in order:

@@ -367,7 +367,8 @@ def format_ranking(result: TournamentResult) -> str:
             won, drawn, lost = ratings.head_to_head[i][j]
             cells.append("" if i == j else f"{won}-{drawn}-{lost}" if won + drawn + lost else "-")
         h2h.append((ratings.labels[i], *cells))
-    lines.append("head-to-head (duplicate groups, row against column):")
+    lines.append("head-to-head (duplicate groups won-drawn-lost, row against column; the sum: groups the "
+                 "pair met):")
     lines += _aligned(h2h)
     return "\n".join(lines + format_forfeits(result))
 
