@@ -245,7 +245,7 @@ def test_the_cap_options_reach_the_limits():
                                       "--max-worlds", "3"])
     limits = limits_from_args(args)
     assert (limits.max_iterations, limits.max_nodes, limits.max_worlds) == (7, 9, 3)
-    assert Limits(max_nodes=9).describe()["max_tree_bytes"] == 9 * 64
+    assert Limits(max_nodes=9).describe()["max_tree_bytes"] == 9 * 72  # a guided tree (its priors)
 
 
 # ------------------------------------------------------------------------ smaller holes
