@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import re
@@ -29,16 +30,24 @@ LIMITS = Limits(max_request_bytes=64 * 1024, max_time_ms=300, max_iterations=10*
 RECOVERY_S = 300.0  # a replacement worker may have to load every kernel on a busy machine
 
 
-@pytest.fixture(scope="module")
-def server():
-    bot_server = BotServer("127.0.0.1", 0, limits=LIMITS, time_limit_ms=TIME_LIMIT_MS, workers=1,
-                           socket_timeout=2.0)
+@contextlib.contextmanager
+def served(**settings):
+    """A :class:`BotServer` on a free loopback port with ``settings``, serving in a thread."""
+    bot_server = BotServer("127.0.0.1", 0, **settings)
     thread = threading.Thread(target=bot_server.serve_forever, daemon=True)
     thread.start()
-    yield bot_server
-    bot_server.shutdown()
-    bot_server.close()
-    thread.join(timeout=30)
+    try:
+        yield bot_server
+    finally:
+        bot_server.shutdown()
+        bot_server.close()
+        thread.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with served(limits=LIMITS, time_limit_ms=TIME_LIMIT_MS, workers=1, socket_timeout=2.0) as bot_server:
+        yield bot_server
 
 
 def connect(server) -> http.client.HTTPConnection:

@@ -14,7 +14,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_http import JSON, good_request, legal_for
+from test_http import JSON, good_request, legal_for, served
 
 from slagwerk.agents.http import LISTEN_BACKLOG, BindError, BotServer, is_loopback
 from slagwerk.agents.protocol import Limits
@@ -26,14 +26,9 @@ GIVE_UP_S = 30.0  # a bound that only guards against a hang: the server drops a 
 
 @pytest.fixture(scope="module")
 def server():
-    bot_server = BotServer("127.0.0.1", 0, limits=Limits(max_request_bytes=64 * 1024), time_limit_ms=20_000,
-                           workers=1, socket_timeout=CLIENT_TIMEOUT_S)
-    thread = threading.Thread(target=bot_server.serve_forever, daemon=True)
-    thread.start()
-    yield bot_server
-    bot_server.shutdown()
-    bot_server.close()
-    thread.join(timeout=30)
+    with served(limits=Limits(max_request_bytes=64 * 1024), time_limit_ms=20_000, workers=1,
+                socket_timeout=CLIENT_TIMEOUT_S) as bot_server:
+        yield bot_server
 
 
 def exchange(server, data: bytes) -> tuple[int, dict, bytes]:

@@ -5,16 +5,14 @@ exchange, validates against it; what its request schema rejects, the server reje
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 import jsonschema
 import pytest
 from openapi_spec_validator import validate as validate_openapi
-from test_http import LIMITS, call, connect, good_request
+from test_http import LIMITS, call, connect, good_request, served
 from test_protocol import _documented_exchanges
 
-from slagwerk.agents.http import BotServer
 from slagwerk.agents.openapi import OPENAPI_PATH, document, text
 
 REPO = Path(__file__).resolve().parent.parent
@@ -43,13 +41,8 @@ def test_the_document_is_valid_openapi_and_published_as_made():
 
 @pytest.fixture(scope="module")
 def server():
-    bot_server = BotServer("127.0.0.1", 0, limits=LIMITS, time_limit_ms=3000, workers=1, socket_timeout=2.0)
-    thread = threading.Thread(target=bot_server.serve_forever, daemon=True)
-    thread.start()
-    yield bot_server
-    bot_server.shutdown()
-    bot_server.close()
-    thread.join(timeout=30)
+    with served(limits=LIMITS, time_limit_ms=3000, workers=1, socket_timeout=2.0) as bot_server:
+        yield bot_server
 
 
 def test_every_answer_of_the_server_is_the_one_the_document_promises(server):

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .report import load_tournament
 from .results import RUN_FACTS, ResultsFolder
-from .tournament import points_meaning, separated_from_next
+from .tournament import head_to_head_markdown, points_meaning, separated_from_next
 
 
 def tournament_page(path, title: str | None = None) -> str:
@@ -51,17 +51,8 @@ def tournament_page(path, title: str | None = None) -> str:
         score = "-" if row.mean_score is None else f"{row.mean_score:.3f}"
         out.append(f"| {rank} | `{row.agent}` | {row.rating:.0f} | [{row.ci95[0]:.0f}, {row.ci95[1]:.0f}] "
                    f"| {below} | {score} |")
-    order = [ratings.labels.index(row.agent) for row in ratings.ranking]
     out += ["", "Head to head, duplicate groups won-drawn-lost, row against column (their sum: the groups "
-            "the pair met):", "",
-            "| | " + " | ".join(f"`{ratings.labels[j]}`" for j in order) + " |",
-            "| --- " * (len(order) + 1) + "|"]
-    for i in order:
-        cells = []
-        for j in order:
-            won, drawn, lost = ratings.head_to_head[i][j]
-            cells.append("" if i == j else f"{won}-{drawn}-{lost}" if won + drawn + lost else "-")
-        out.append(f"| `{ratings.labels[i]}` | " + " | ".join(cells) + " |")
+            "the pair met):", "", *head_to_head_markdown(ratings)]
     if result.forfeits:
         out += ["", f"{len(result.forfeits)} games were lost by forfeit (games.jsonl says why)."]
     return "\n".join(out) + "\n"

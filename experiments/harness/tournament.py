@@ -359,14 +359,8 @@ def format_ranking(result: TournamentResult) -> str:
         rows.append((str(rank), row.agent, f"{row.rating:.1f}",
                      f"[{row.ci95[0]:.1f}, {row.ci95[1]:.1f}]", below, score, score_ci))
     lines += _aligned(rows)
-    order = [ratings.labels.index(row.agent) for row in ratings.ranking]
-    h2h = [("won-drawn-lost", *(ratings.labels[j] for j in order))]
-    for i in order:
-        cells = []
-        for j in order:
-            won, drawn, lost = ratings.head_to_head[i][j]
-            cells.append("" if i == j else f"{won}-{drawn}-{lost}" if won + drawn + lost else "-")
-        h2h.append((ratings.labels[i], *cells))
+    labels, rows = head_to_head_cells(ratings)
+    h2h = [("won-drawn-lost", *labels), *rows]
     lines.append("head-to-head (duplicate groups won-drawn-lost, row against column; the sum: groups the "
                  "pair met):")
     lines += _aligned(h2h)
@@ -379,6 +373,27 @@ def separated_from_next(ratings) -> list[str]:
     ranking = ratings.ranking
     pairs = zip(ranking, ranking[1:])
     return [("yes" if upper.ci95[0] > lower.ci95[1] else "no") for upper, lower in pairs] + [""]
+
+
+def head_to_head_cells(ratings) -> tuple[list[str], list[tuple[str, ...]]]:
+    """The agents best first, and per agent its row: its label, then ``won-drawn-lost`` in the
+    groups it met each other agent (empty against itself, ``-`` where they never met)."""
+    order = [ratings.labels.index(row.agent) for row in ratings.ranking]
+    rows = []
+    for i in order:
+        cells = []
+        for j in order:
+            won, drawn, lost = ratings.head_to_head[i][j]
+            cells.append("" if i == j else f"{won}-{drawn}-{lost}" if won + drawn + lost else "-")
+        rows.append((ratings.labels[i], *cells))
+    return [ratings.labels[j] for j in order], rows
+
+
+def head_to_head_markdown(ratings) -> list[str]:
+    """:func:`head_to_head_cells` as the lines of a Markdown table."""
+    labels, rows = head_to_head_cells(ratings)
+    return (["| | " + " | ".join(f"`{label}`" for label in labels) + " |", "|---" * (len(labels) + 1) + "|"]
+            + [f"| `{label}` | " + " | ".join(cells) + " |" for label, *cells in rows])
 
 
 def format_forfeits(result: TournamentResult) -> list[str]:
@@ -423,16 +438,8 @@ def format_markdown(result: TournamentResult) -> str:
             f"[{row.mean_score_ci95[0]:.3f}, {row.mean_score_ci95[1]:.3f}]")
         out.append(f"| {rank} | `{row.agent}` | {row.rating:.1f} | "
                    f"[{row.ci95[0]:.1f}, {row.ci95[1]:.1f}] | {below} | {score} | {score_ci} |")
-    order = [ratings.labels.index(row.agent) for row in ratings.ranking]
     out += ["", "## Head to head (groups won-drawn-lost, row against column)", "",
-            "| | " + " | ".join(f"`{ratings.labels[j]}`" for j in order) + " |",
-            "|---" * (len(order) + 1) + "|"]
-    for i in order:
-        cells = []
-        for j in order:
-            won, drawn, lost = ratings.head_to_head[i][j]
-            cells.append("" if i == j else f"{won}-{drawn}-{lost}" if won + drawn + lost else "-")
-        out.append(f"| `{ratings.labels[i]}` | " + " | ".join(cells) + " |")
+            *head_to_head_markdown(ratings)]
     if result.forfeits:
         out += ["", f"## Forfeits ({len(result.forfeits)})", ""]
         out += [f"- game {f['index']}: `{f['agent']}` (seat {f['seat']}): {f['error']}"

@@ -65,22 +65,13 @@ class Learner:
     def update(self, x: np.ndarray, index: np.ndarray, target: np.ndarray, batch_size: int,
                epochs: int, seed: int) -> float:
         """Train on the samples for ``epochs`` passes in shuffled batches; the mean loss of the last pass."""
-        order_rng = np.random.default_rng(seed)
         xs, idx, ys = torch.from_numpy(x), torch.from_numpy(index), torch.from_numpy(target)
-        loss_sum, count = 0.0, 0
-        for _ in range(epochs):
-            loss_sum, count = 0.0, 0
-            order = torch.from_numpy(order_rng.permutation(len(target)))
-            for start in range(0, len(target), batch_size):
-                batch = order[start:start + batch_size]
-                predicted = self.net(xs[batch]).gather(1, idx[batch].unsqueeze(1)).squeeze(1)
-                loss = torch.nn.functional.mse_loss(predicted, ys[batch])
-                self.optimizer.zero_grad()
-                loss.backward()
-                self.optimizer.step()
-                loss_sum += loss.item() * len(batch)
-                count += len(batch)
-        return loss_sum / max(count, 1)
+
+        def loss_of(batch):
+            predicted = self.net(xs[batch]).gather(1, idx[batch].unsqueeze(1)).squeeze(1)
+            return torch.nn.functional.mse_loss(predicted, ys[batch])
+
+        return self._train(loss_of, len(target), batch_size, epochs, seed)
 
     def update_taught(self, samples, batch_size: int, epochs: int, seed: int, policy_weight: float,
                       temperature: float) -> float:
@@ -88,21 +79,31 @@ class Learner:
         ``policy_weight`` times the cross-entropy from the search's visit shares to the softmax of
         the values over the legal actions at ``temperature`` (the prior the guide takes from the
         network). ``samples``: a :class:`~.selfplay.TaughtSamples`. The mean loss of the last pass."""
-        order_rng = np.random.default_rng(seed)
         xs, ys, ws = (torch.from_numpy(a) for a in (samples.x, samples.target, samples.weight))
         shares, legal = torch.from_numpy(samples.share), torch.from_numpy(samples.legal)
+
+        def loss_of(batch):
+            values, w = self.net(xs[batch]), ws[batch]
+            loss = (w * (values - ys[batch]) ** 2).sum() / w.sum().clamp(min=1e-9)
+            if policy_weight:
+                logits = (values / temperature).masked_fill(~legal[batch], float("-inf"))
+                log_prior = torch.log_softmax(logits, dim=1).masked_fill(~legal[batch], 0.0)
+                loss = loss - policy_weight * (shares[batch] * log_prior).sum(dim=1).mean()
+            return loss
+
+        return self._train(loss_of, len(ys), batch_size, epochs, seed)
+
+    def _train(self, loss_of, samples: int, batch_size: int, epochs: int, seed: int) -> float:
+        """``epochs`` passes of Adam steps on ``loss_of(batch)`` over the samples in shuffled batches
+        (the order seeded by ``seed``); the mean loss of the last pass."""
+        order_rng = np.random.default_rng(seed)
         loss_sum, count = 0.0, 0
         for _ in range(epochs):
             loss_sum, count = 0.0, 0
-            order = torch.from_numpy(order_rng.permutation(len(ys)))
-            for start in range(0, len(ys), batch_size):
+            order = torch.from_numpy(order_rng.permutation(samples))
+            for start in range(0, samples, batch_size):
                 batch = order[start:start + batch_size]
-                values, w = self.net(xs[batch]), ws[batch]
-                loss = (w * (values - ys[batch]) ** 2).sum() / w.sum().clamp(min=1e-9)
-                if policy_weight:
-                    logits = (values / temperature).masked_fill(~legal[batch], float("-inf"))
-                    log_prior = torch.log_softmax(logits, dim=1).masked_fill(~legal[batch], 0.0)
-                    loss = loss - policy_weight * (shares[batch] * log_prior).sum(dim=1).mean()
+                loss = loss_of(batch)
                 self.optimizer.zero_grad()
                 loss.backward()
                 self.optimizer.step()
