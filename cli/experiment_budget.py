@@ -28,7 +28,7 @@ HELP = "Elo of agents at several decision budgets, on one scale, with time per d
 DESCRIPTION = (
     "Rate each --agent at each of --budgets (ISMCTS iterations; PIMC worlds x iterations, split as "
     "its defaults are; with --by time, milliseconds per decision) against the --opponents, all in one "
-    "tournament on duplicate deals: Elo with 95% bootstrap intervals on one scale, and seconds per "
+    "tournament on duplicate deals: Elo with 95% profile-likelihood intervals on one scale, and seconds per "
     "decision measured in the games. Writes budget.csv, budget.json, budget.md and budget.png/.svg "
     "(Elo against budget, and against seconds per decision) beside the tournament's report."
 )

@@ -34,7 +34,7 @@ def add_parser(subparsers) -> None:
         "tournament", help="rank agents on duplicate deals (no arguments: every game, built-in agents)",
         description="Play agents against each other on duplicate deals (each deal replayed in all "
         "seat rotations, teams swapped) and rank them: Bradley-Terry/Plackett-Luce ratings on the "
-        "Elo scale with bootstrap 95% intervals, mean score per deal and head-to-head records. "
+        "Elo scale with 95% profile-likelihood intervals, mean score per deal and head-to-head records. "
         "Every finished game is appended to the results folder; --resume continues an "
         "interrupted tournament. With no arguments: a short tournament in every game among the "
         "built-in agents.",

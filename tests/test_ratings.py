@@ -7,8 +7,12 @@ import pytest
 from scipy.optimize import minimize
 
 from slagwerk.experiments.harness.ratings import (
+    CHI2_95,
     ELO_PER_NAT,
+    OPEN_END_ELO,
+    PRIOR_DRAWS,
     Groups,
+    dispersion,
     fit_bradley_terry,
     fit_bradley_terry_many,
     groups_from_lines,
@@ -68,7 +72,7 @@ def test_newton_fit_is_the_likelihood_maximum_found_by_scipy():
     wins = np.triu(rng.uniform(0, 1, size=(k, k)) * met, 1)
     wins = wins + np.tril(met - wins.T, -1)
     theta = fit_bradley_terry(wins, met)
-    w = wins + 0.5 * (1 - np.eye(k))
+    w = wins + 0.5 * PRIOR_DRAWS * (1 - np.eye(k))
 
     def nll(t):
         return float(np.sum(w * np.logaddexp(0.0, -(t[:, None] - t[None, :]))))
@@ -144,8 +148,51 @@ def test_group_scores_average_an_agents_seats_and_points_skip_forfeits():
 def test_bootstrap_is_reproducible_from_its_seed():
     groups = synthetic_groups(60, seed=5)
     first = rate(groups, LABELS, bootstrap=50, seed=9)
-    assert rate(groups, LABELS, bootstrap=50, seed=9) == first
-    assert rate(groups, LABELS, bootstrap=50, seed=10) != first
+    again = rate(groups, LABELS, bootstrap=50, seed=9)
+    assert again == first and np.array_equal(again.samples, first.samples)
+    other = rate(groups, LABELS, bootstrap=50, seed=10)
+    assert other == first  # the ratings and their profile intervals take no random draws
+    assert not np.array_equal(other.samples, first.samples)
+
+
+def test_a_profile_interval_ends_where_the_likelihood_ratio_test_starts_rejecting():
+    """Two agents, 14 wins to 6: the fit's log-likelihood with the prior, held at each end of
+    the weaker agent's interval and maximised over the rest (by scipy), is the 95% chi-squared
+    point below the maximum; the estimate lies inside."""
+    score = np.array([[1.0, 0.0]] * 14 + [[0.0, 1.0]] * 6)
+    groups = Groups(np.arange(20), score, np.zeros((20, 2)), np.zeros((20, 2)))
+    ratings = rate(groups, ["a", "b"], bootstrap=0)
+    row = {r.agent: r for r in ratings.ranking}["b"]
+    w = np.array([[0.0, 14.0], [6.0, 0.0]]) + 0.5 * PRIOR_DRAWS * (1 - np.eye(2))
+
+    def log_likelihood(gap):  # two agents: b's centred rating fixes the gap, nothing is free
+        return -(w[0, 1] * np.logaddexp(0.0, -gap) + w[1, 0] * np.logaddexp(0.0, gap))
+
+    best = -minimize(lambda t: -log_likelihood(t[0]), [0.0]).fun
+    for end in row.ci95:
+        gap = -2.0 * (end - 1500.0) / ELO_PER_NAT  # b is at 1500 - gap / 2 (natural units)
+        assert 2.0 * (best - log_likelihood(gap)) == pytest.approx(CHI2_95, abs=1e-4)
+    assert row.ci95[0] < row.rating < row.ci95[1]
+    assert row.open_ends == (False, False) and row.interval_text(0).startswith("[")
+
+
+def test_an_end_the_groups_do_not_bound_is_marked_open():
+    score = np.tile([[1.0, 0.0]], (200, 1))
+    groups = Groups(np.arange(200), score, np.zeros((200, 2)), np.zeros((200, 2)))
+    top, bottom = rate(groups, ["strong", "weak"], bootstrap=0).ranking
+    assert top.open_ends == (False, True) and bottom.open_ends == (True, False)
+    assert top.ci95[1] == pytest.approx(top.rating + OPEN_END_ELO)
+    assert ", >" in top.interval_text() and "[<" in bottom.interval_text()
+    assert top.as_json()["ci95_open"] == [False, True]
+
+
+def test_dispersion_counts_rankings_of_many_agents_and_ties():
+    two = np.array([[1.0, 0.0], [0.0, 1.0]])
+    assert np.allclose(dispersion(two), 1.0)  # independent pairs: no correction
+    four = np.array([[3.0, 2.0, 1.0, 0.0]] * 4)
+    assert np.allclose(dispersion(four), 5.0 / 3.0)  # (n + 1) / 3 for a ranking of four
+    half_tied = np.array([[1.0, 0.0], [0.5, 0.5]])
+    assert np.allclose(dispersion(half_tied), 0.5)
 
 
 def test_a_ranking_says_which_agents_its_intervals_separate_from_the_next():

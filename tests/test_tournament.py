@@ -203,7 +203,8 @@ def test_cli_json_prints_the_ranking_object(tmp_path, capsys):
     assert set(ranking) == {"game", "unit", "groups", "ranking"}
     assert (ranking["game"], ranking["unit"], ranking["groups"]) == ("coins", "deal", 4)
     assert [row["agent"] for row in ranking["ranking"]] == ["heuristic", "rnd"]
-    assert set(ranking["ranking"][0]) == {"agent", "rating", "ci95", "mean_score", "mean_score_ci95"}
+    assert set(ranking["ranking"][0]) == {"agent", "rating", "ci95", "ci95_open", "mean_score",
+                                          "mean_score_ci95"}
 
 
 def test_cli_resume_continues_a_finished_folder_without_playing_again(tmp_path, capsys):

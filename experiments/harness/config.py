@@ -85,7 +85,7 @@ class RunSettings(MatchSettings):
 
     deals: int = setting(100, "duplicate groups per game, each deal played in all its rotations",
                          ge=1, le=MAX_GROUPS)
-    bootstrap: int = setting(DEFAULT_BOOTSTRAP, "bootstrap resamples for the intervals",
+    bootstrap: int = setting(DEFAULT_BOOTSTRAP, "bootstrap resamples for the score intervals",
                              ge=MIN_BOOTSTRAP, le=MAX_BOOTSTRAP)
 
 

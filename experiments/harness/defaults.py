@@ -11,9 +11,9 @@ from pathlib import Path
 DEFAULT_MOVE_TIME = 60.0
 """Per-move time limit of tournament games, in seconds."""
 DEFAULT_BOOTSTRAP = 1000
-"""Bootstrap resamples for the ratings' 95% intervals."""
+"""Bootstrap resamples for the mean scores' and rating differences' 95% intervals."""
 MIN_BOOTSTRAP = 10
-"""Fewest bootstrap resamples accepted: with none, an interval has no width."""
+"""Fewest bootstrap resamples accepted: with none, a score interval has no width."""
 MAX_BOOTSTRAP = 100_000
 """Most bootstrap resamples accepted (their arrays must fit in memory)."""
 MAX_GROUPS = 100_000

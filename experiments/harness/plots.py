@@ -89,7 +89,7 @@ def ratings_figure(title: str, agents: list[str], rating, low, high) -> bytes:
         ax.annotate(f"{value:.0f}", (value, yi), textcoords="offset points", xytext=(0, 6),
                     ha="center", fontsize="small")
     ax.set_yticks(y, [agents[i] for i in order])
-    ax.set_xlabel("rating (Elo scale, 95% bootstrap interval)")
+    ax.set_xlabel("rating (Elo scale, 95% profile-likelihood interval)")
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()

@@ -18,8 +18,8 @@ tests/test_publish.py checks that every page of docs/ is as its folders make it.
 
 from __future__ import annotations
 
+import argparse
 import re
-import sys
 from pathlib import Path
 
 from .report import load_tournament
@@ -41,15 +41,15 @@ def tournament_page(path, title: str | None = None) -> str:
         f"- {ratings.groups} duplicate groups, {result.games} games (unit {config.unit}), seed {config.seed}"
         + (f", options {dict(config.options)}" if config.options else ""),
         f"- run: {facts.get('started', 'date not recorded')}, commit {commit}",
-        "- rating: Elo from who finished ahead in each duplicate group, with 95% bootstrap intervals; "
-        f"score: {points_meaning(config.game)}",
+        "- rating: Elo from who finished ahead in each duplicate group, with 95% "
+        f"profile-likelihood intervals; score: {points_meaning(config.game)}",
         "",
         "| # | agent | rating | 95% interval | separated from the next | score |",
         "| ---: | --- | ---: | --- | --- | ---: |",
     ]
     for rank, (row, below) in enumerate(zip(ratings.ranking, separated_from_next(ratings)), start=1):
         score = "-" if row.mean_score is None else f"{row.mean_score:.3f}"
-        out.append(f"| {rank} | `{row.agent}` | {row.rating:.0f} | [{row.ci95[0]:.0f}, {row.ci95[1]:.0f}] "
+        out.append(f"| {rank} | `{row.agent}` | {row.rating:.0f} | {row.interval_text(0)} "
                    f"| {below} | {score} |")
     out += ["", "Head to head, duplicate groups won-drawn-lost, row against column (their sum: the groups "
             "the pair met):", "", *head_to_head_markdown(ratings)]
@@ -75,8 +75,13 @@ def refresh_page(page: Path) -> str:
 
 
 def main(argv=None) -> None:
-    for name in (sys.argv[1:] if argv is None else argv):
-        page = Path(name)
+    parser = argparse.ArgumentParser(
+        prog="python -m slagwerk.experiments.harness.publish",
+        description="Make every marked results section of the pages again from its stored folder.")
+    parser.add_argument("pages", nargs="+", type=Path, help="Markdown pages to refresh in place")
+    for page in parser.parse_args(argv).pages:
+        if not page.is_file():
+            parser.exit(2, f"publish: no page {page}\n")
         page.write_text(refresh_page(page), encoding="utf-8")
         print(page)
 

@@ -139,7 +139,7 @@ def convergence(groups: Groups, labels: list[str], seed: int = 0):
     The band is the fit's normal approximation (1.96 standard errors from the
     likelihood's curvature, treating a group's pairs as independent), one fit
     per checkpoint instead of a bootstrap each: a guide to how the ratings
-    settle. The final ranking's own intervals are the bootstrap's."""
+    settle. The final ranking's own intervals are the profile likelihood's."""
     count = groups.count
     checkpoints = sorted({int(round(v)) for v in np.linspace(0, count, CONVERGENCE_POINTS + 1)[1:]} - {0})
     k = len(labels)

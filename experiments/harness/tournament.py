@@ -347,7 +347,7 @@ def format_ranking(result: TournamentResult) -> str:
         f"{config.game}: {ratings.groups} duplicate groups, {result.games} games "
         f"(unit {unit_text}), seed {config.seed}",
         f"rating: Elo from who finished ahead in each duplicate group (by mean reward), "
-        f"Bradley-Terry/Plackett-Luce, 95% bootstrap CI; score: {points_meaning(config.game)}",
+        f"Bradley-Terry/Plackett-Luce, 95% profile-likelihood CI; score: {points_meaning(config.game)}",
         "(rating counts results, score counts points: the two may order agents differently; "
         "'separated': the rating's interval misses the next agent's)",
     ]
@@ -357,7 +357,7 @@ def format_ranking(result: TournamentResult) -> str:
         score_ci = "-" if row.mean_score_ci95 is None else (
             f"[{row.mean_score_ci95[0]:.3f}, {row.mean_score_ci95[1]:.3f}]")
         rows.append((str(rank), row.agent, f"{row.rating:.1f}",
-                     f"[{row.ci95[0]:.1f}, {row.ci95[1]:.1f}]", below, score, score_ci))
+                     row.interval_text(), below, score, score_ci))
     lines += _aligned(rows)
     labels, rows = head_to_head_cells(ratings)
     h2h = [("won-drawn-lost", *labels), *rows]
@@ -437,7 +437,7 @@ def format_markdown(result: TournamentResult) -> str:
         score_ci = "-" if row.mean_score_ci95 is None else (
             f"[{row.mean_score_ci95[0]:.3f}, {row.mean_score_ci95[1]:.3f}]")
         out.append(f"| {rank} | `{row.agent}` | {row.rating:.1f} | "
-                   f"[{row.ci95[0]:.1f}, {row.ci95[1]:.1f}] | {below} | {score} | {score_ci} |")
+                   f"{row.interval_text()} | {below} | {score} | {score_ci} |")
     out += ["", "## Head to head (groups won-drawn-lost, row against column)", "",
             *head_to_head_markdown(ratings)]
     if result.forfeits:

@@ -3,7 +3,7 @@
 A *curve experiment* is a tournament (:mod:`.tournament`) whose entries are
 agents at several budgets, plus fixed opponents that anchor the scale. Every
 entry meets every other on duplicate deals, so all budgets of all agents get
-Elo ratings on one scale with 95% bootstrap intervals, and the games' result
+Elo ratings on one scale with 95% profile-likelihood intervals, and the games' result
 lines (``decisions`` and ``think``, see :func:`.runner.play_game`) give each
 entry's measured seconds per decision. Two experiments are curves:
 
@@ -392,8 +392,8 @@ def markdown(curve: CurveResult, extra: list[dict] | None = None) -> str:
         f"- budgets ({budget_text(config)}): {', '.join(f'{b:g}' for b in config.budgets)}",
         f"- curves: {', '.join(f'`{spec}`' for _, spec in config.curves())}; opponents: "
         f"{', '.join(f'`{spec}`' for spec in config.opponents) or 'none'}",
-        "- rating: Elo scale (mean 1500) of every entry in one tournament, 95% bootstrap intervals over "
-        "duplicate groups; seconds per decision measured in the games",
+        "- rating: Elo scale (mean 1500) of every entry in one tournament, 95% profile-likelihood "
+        "intervals over duplicate groups; seconds per decision measured in the games",
         "",
     ]
     if extra is not None:

@@ -5,8 +5,8 @@ Every ``snapshot_every`` rounds the run keeps its network in ``snapshots/`` (a m
 evenly spread and always the last, meet the fixed ``curve_opponents`` (the heuristic by default)
 and each other in one tournament of ``curve_groups`` duplicate groups in ``curve/`` (an ordinary
 tournament folder: ``slagwerk report`` reads it, and a stopped run resumes it). All get Elo
-ratings on one scale with 95% bootstrap intervals; ``curve.csv`` and ``curve.png`` show the
-snapshots' ratings against the deals they were trained on, with the opponents as lines.
+ratings on one scale with 95% profile-likelihood intervals; ``curve.csv`` and ``curve.png``
+show the snapshots' ratings against the deals they were trained on, with the opponents as lines.
 """
 
 from __future__ import annotations
