@@ -39,7 +39,14 @@ from ..search.belief import BELIEFS, DEFAULT_PARTICLES, infer
 from ..search.guide import DEFAULT_PRIOR_WEIGHT, DEFAULT_TEMPERATURE, Guide
 from ..search.ismcts import DEFAULT_C, DEFAULT_ITERATIONS, DEFAULT_NODE_CAP, ismcts
 from ..search.pimc import DEFAULT_ITERATIONS_PER_WORLD, DEFAULT_WORLDS, pimc, uct
-from ..search.tree import FINAL_CHOICES, MAX_SOLVE_TRICKS, OBJECTIVES, PLAYOUT_POLICIES, SearchResult
+from ..search.tree import (
+    FINAL_CHOICES,
+    MAX_PATH,
+    MAX_SOLVE_TRICKS,
+    OBJECTIVES,
+    PLAYOUT_POLICIES,
+    SearchResult,
+)
 from .base import Agent, Decision, ParamSpec
 from .model import load_model
 from .net import SHIPPED, model_path
@@ -65,6 +72,9 @@ _GUIDE = {
                        "file (command lines only)", names_file=True),
     "prior": ParamSpec(float, DEFAULT_PRIOR_WEIGHT, "with guide=net: weight of the network's prior in "
                        "selection (a progressive bias); 0: no prior", 0.0, 100.0),
+    "prior_depth": ParamSpec(int, MAX_PATH, "with guide=net: only nodes less deep than this (the "
+                             "root: 0) give their children priors, one network evaluation each; "
+                             f"{MAX_PATH}: every node", 1, MAX_PATH),
     "prior_temperature": ParamSpec(float, DEFAULT_TEMPERATURE, "with guide=net: temperature of the "
                                    "prior's softmax over the network's values (in [-1, 1])", 1e-3, 100.0),
     "leaf": ParamSpec(str, "net", "with guide=net: leaves valued by the network (each seat at its next "
@@ -150,7 +160,8 @@ class _SearchAgent(Agent):
             return None
         model = load_model(model_path(config["model"], self.game.name), self.game)
         return Guide(model.weights, prior=config["prior"], temperature=config["prior_temperature"],
-                     leaf=config["leaf"] == "net", playout=config["playout"] == NET_PLAYOUT)
+                     leaf=config["leaf"] == "net", playout=config["playout"] == NET_PLAYOUT,
+                     prior_depth=config["prior_depth"])
 
     def _decision(self, state: State, seat: int, result: SearchResult) -> Decision:
         game = state.game

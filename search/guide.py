@@ -44,6 +44,8 @@ GUIDE_PLAYOUT = 4
 DEFAULT_PRIOR_WEIGHT = 1.0
 DEFAULT_TEMPERATURE = 0.1
 """Of the softmax over the network's values (which lie in [-1, 1])."""
+UNLIMITED_DEPTH = 1e9
+"""A prior depth deeper than any tree."""
 
 NO_NET = (np.zeros((1, 1), np.float32), np.zeros(1, np.float32), np.zeros((1, 1), np.float32),
           np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros(1, np.float32))
@@ -56,7 +58,10 @@ class Guide:
 
     ``weights`` are the network's ``(w1, b1, w2, b2, w3, b3)`` (float32),
     ``prior`` the weight of the progressive bias (0: no prior), ``leaf`` and
-    ``playout`` whether the network values leaves and plays the playouts.
+    ``playout`` whether the network values leaves and plays the playouts;
+    ``prior_depth`` (None: every depth) limits the prior to nodes grown from
+    nodes less deep than it (0 is the root), where it costs one network
+    evaluation per node grown.
     """
 
     weights: tuple
@@ -64,6 +69,7 @@ class Guide:
     temperature: float = DEFAULT_TEMPERATURE
     leaf: bool = True
     playout: bool = False
+    prior_depth: int | None = None
 
     @property
     def flags(self) -> int:
@@ -71,11 +77,18 @@ class Guide:
                 | (GUIDE_PLAYOUT if self.playout else 0))
 
 
+PRIOR_WEIGHT, PRIOR_TEMPERATURE, PRIOR_DEPTH = 0, 1, 2
+"""Places in the tree kernel's ``prior_settings`` array."""
+
+
 def kernel_arguments(guide: Guide | None) -> tuple:
-    """``(flags, weights, prior weight, temperature)`` for the tree kernel."""
+    """``(flags, weights, prior_settings)`` for the tree kernel: ``prior_settings`` holds the
+    prior's weight, temperature and depth (see :data:`PRIOR_WEIGHT`)."""
     if guide is None:
-        return GUIDE_NONE, NO_NET, 0.0, DEFAULT_TEMPERATURE
-    return guide.flags, tuple(guide.weights), float(guide.prior), float(guide.temperature)
+        return GUIDE_NONE, NO_NET, np.array([0.0, DEFAULT_TEMPERATURE, 0.0])
+    return guide.flags, tuple(guide.weights), np.array(
+        [guide.prior, guide.temperature, UNLIMITED_DEPTH if guide.prior_depth is None else guide.prior_depth],
+        dtype=np.float64)
 
 
 @njit(cache=True)

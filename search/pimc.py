@@ -109,7 +109,7 @@ def _flat_world(g, world, iterations, policy, objective, rng, root_actions, n_ro
 @njit(cache=True)
 def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, objective, rng,
                 nodes, values, meta, root_actions, n_root, visit_sums, mean_sums, worlds_tried,
-                deadline, stop, pool, parts, net, prior_weight, temperature, priors, solve_tricks,
+                deadline, stop, pool, parts, net, prior_settings, priors, solve_tricks,
                 solve_budget, endgame):
     """Search ``worlds`` determinizations of ``root`` for ``seat`` and add up the results.
 
@@ -139,7 +139,7 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
         With ``k > 0``, each world is one of these picked uniformly (a belief's
         resampled worlds, :mod:`slagwerk.search.belief`) instead of a
         ``determinize`` of ``root``.
-    parts, net, prior_weight, temperature, priors
+    parts, net, prior_settings, priors
         The optional parts, a guiding network for UCT (see
         :func:`slagwerk.search.tree.run_iterations_in`).
     solve_tricks, solve_budget, endgame
@@ -178,8 +178,8 @@ def pimc_worlds(g, root, seat, worlds, iterations_per_world, flat, c, policy, ob
         else:
             reset_tree(nodes, values, meta)
             iterations += run_iterations(g, world, seat, 0, iterations_per_world, c, policy, objective,
-                                         rng, nodes, values, meta, deadline, stop, parts, net, prior_weight,
-                                         temperature, priors, solve_tricks, solve_budget, endgame)
+                                         rng, nodes, values, meta, deadline, stop, parts, net, prior_settings,
+                                         priors, solve_tricks, solve_budget, endgame)
             for i in range(n_root):
                 world_visits[i] = 0
                 world_values[i] = 0.0
@@ -237,7 +237,7 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
         raise SearchError("a guide guides a tree: not with flat=true")
     check_guide(guide, root, objective_code)
     tree = Tree(min(int(node_cap), int(iterations_per_world) + 1), guided=guide is not None)
-    flags, net, prior_weight, temperature = kernel_arguments(guide)
+    flags, net, prior_settings = kernel_arguments(guide)
     solve = check_solve(solve, objective_code)
     endgame = endgame_arguments(root, solve)
     flags |= SOLVE_ENDGAMES if solve else 0
@@ -260,14 +260,14 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
                                  dispatch.Constant(policy), objective_code, rng, tree.nodes, tree.values,
                                  tree.meta, root_actions,
                                  n_root, visit_sums, mean_sums, worlds_tried, 0.0, np.zeros(1, np.int64),
-                                 pool, dispatch.Constant(flags), net, prior_weight, temperature, tree.priors,
+                                 pool, dispatch.Constant(flags), net, prior_settings, tree.priors,
                                  solve, DEFAULT_NODE_BUDGET, endgame)
     start = time.perf_counter()  # the kernel is loaded (or compiled) by now: untimed
     with interruptible() as stop:
         done, iterations_run = kernel(game, root, seat, budget, per_world, flag, c, policy, objective_code,
                                       rng, tree.nodes, tree.values, tree.meta, root_actions, n_root,
                                       visit_sums, mean_sums, worlds_tried, deadline_after(time_ms), stop,
-                                      pool, flags, net, prior_weight, temperature, tree.priors, solve,
+                                      pool, flags, net, prior_settings, tree.priors, solve,
                                       DEFAULT_NODE_BUDGET, endgame)
     seconds = time.perf_counter() - start
     means = np.where(worlds_tried > 0, mean_sums / np.maximum(worlds_tried, 1), 0.0)

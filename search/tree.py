@@ -65,7 +65,7 @@ from ..engine.state import GAME, MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH, TO_
 from ..errors import OptionError, SlagwerkError
 from .deadline import CHECK_MASK, deadline_after, expired, interruptible
 from .endgame import DEFAULT_NODE_BUDGET, Solver
-from .guide import GUIDE_PRIOR, Guide, kernel_arguments
+from .guide import GUIDE_PRIOR, PRIOR_DEPTH, PRIOR_TEMPERATURE, PRIOR_WEIGHT, Guide, kernel_arguments
 from .parts import NOT_CHOSEN, SOLVE_ENDGAMES, biased_child, net_deal, prior_pick, solved_leaf, valued_leaf
 
 
@@ -245,18 +245,18 @@ def _ucb_child(nodes, values, child_of, n, c):
 
 @njit(cache=True)
 def run_iterations(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
-                   nodes, values, meta, deadline, stop, parts, net, prior_weight, temperature, priors,
+                   nodes, values, meta, deadline, stop, parts, net, prior_settings, priors,
                    solve_tricks, solve_budget, endgame):
     """:func:`run_iterations_in` with every world drawn by the game's ``determinize``."""
     no_worlds = np.empty((0, root.shape[0]), np.int64)
     return run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
-                             nodes, values, meta, deadline, stop, no_worlds, parts, net, prior_weight,
-                             temperature, priors, solve_tricks, solve_budget, endgame)
+                             nodes, values, meta, deadline, stop, no_worlds, parts, net, prior_settings,
+                             priors, solve_tricks, solve_budget, endgame)
 
 
 @njit(cache=True)
 def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, objective, rng,
-                      nodes, values, meta, deadline, stop, worlds, parts, net, prior_weight, temperature,
+                      nodes, values, meta, deadline, stop, worlds, parts, net, prior_settings,
                       priors, solve_tricks, solve_budget, endgame):
     """Run up to ``iterations`` more MCTS iterations from ``root`` into the tree (in
     place), stopping early at ``deadline`` or when ``stop[0]`` is raised
@@ -295,8 +295,9 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
         the search is then what it was before they existed, draw for draw.
     net : tuple of float32 arrays
         The guiding network's weights (unread without a guide).
-    prior_weight, temperature : float
-        The progressive bias's weight and the prior's softmax temperature.
+    prior_settings : float64[3]
+        The progressive bias's weight, the prior's softmax temperature, and the depth below
+        which nodes get priors (:data:`slagwerk.search.guide.PRIOR_SETTINGS`).
     priors : float64[cap]
         Each node's prior (written when a guided search creates the node).
     solve_tricks, solve_budget, endgame
@@ -354,8 +355,10 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
             untried = _match_children(nodes, node, choices, m, child_of)
             if untried > 0:
                 room = meta[META_NODES] < cap and depth + 1 < MAX_PATH
-                i = NOT_CHOSEN if hidden or not room else prior_pick(
-                    parts, g, state, choices, m, child_of, net, x, q, scores, temperature, prior)
+                shallow = depth < prior_settings[PRIOR_DEPTH]
+                i = NOT_CHOSEN if hidden or not room or not shallow else prior_pick(
+                    parts, g, state, choices, m, child_of, net, x, q, scores,
+                    prior_settings[PRIOR_TEMPERATURE], prior)
                 if i != NOT_CHOSEN:
                     node = _add_child(nodes, values, meta, node, choices[i], state[TO_MOVE])
                     priors[node] = prior[0]
@@ -380,7 +383,8 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
                 break
             if depth + 1 >= MAX_PATH:
                 break
-            node = biased_child(parts, nodes, values, priors, child_of, m, c, prior_weight, VISITS, AVAILABLE)
+            node = biased_child(parts, nodes, values, priors, child_of, m, c, prior_settings[PRIOR_WEIGHT],
+                                VISITS, AVAILABLE)
             if node == NOT_CHOSEN:
                 node = _ucb_child(nodes, values, child_of, m, c)
             key = nodes[node, ACTION]
@@ -581,7 +585,7 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
     tree = Tree(cap, guided=guide is not None)
     rng = make_rng(seed)
     flag = 1 if determinize_each else 0
-    flags, net, prior_weight, temperature = kernel_arguments(guide)
+    flags, net, prior_settings = kernel_arguments(guide)
     solve = check_solve(solve, objective_code)
     endgame = endgame_arguments(root, solve)
     flags |= SOLVE_ENDGAMES if solve else 0
@@ -593,12 +597,12 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
     kernel = dispatch.specialize(run_iterations_in, game, root, seat, flag, budget, c,
                                  dispatch.Constant(policy), objective_code, rng, tree.nodes, tree.values,
                                  tree.meta, 0.0, np.zeros(1, np.int64), pool, dispatch.Constant(flags), net,
-                                 prior_weight, temperature, tree.priors, solve, DEFAULT_NODE_BUDGET, endgame)
+                                 prior_settings, tree.priors, solve, DEFAULT_NODE_BUDGET, endgame)
     start = time.perf_counter()  # the kernel is loaded (or compiled) by now: untimed
     with interruptible() as stop:
         done = kernel(game, root, seat, flag, budget, c, policy, objective_code, rng, tree.nodes,
-                      tree.values, tree.meta, deadline_after(time_ms), stop, pool, flags, net, prior_weight,
-                      temperature, tree.priors, solve, DEFAULT_NODE_BUDGET, endgame)
+                      tree.values, tree.meta, deadline_after(time_ms), stop, pool, flags, net, prior_settings,
+                      tree.priors, solve, DEFAULT_NODE_BUDGET, endgame)
     seconds = time.perf_counter() - start
     actions, visits, values, _ = tree.root_statistics(kernels_by_id(game).MAX_ACTIONS)
     return SearchResult(
@@ -622,8 +626,8 @@ def check_c(c) -> float:
 
 def unguided(state_size: int = 1) -> tuple:
     """The guide and endgame arguments of :func:`run_iterations` for a search with neither."""
-    flags, net, prior_weight, temperature = kernel_arguments(None)
-    return (dispatch.Constant(flags), net, prior_weight, temperature, np.zeros(1, np.float64), 0,
+    flags, net, prior_settings = kernel_arguments(None)
+    return (dispatch.Constant(flags), net, prior_settings, np.zeros(1, np.float64), 0,
             DEFAULT_NODE_BUDGET, Solver.unused(state_size).arguments())
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 
 import numpy as np
 import pytest
@@ -12,13 +13,14 @@ import pytest
 from slagwerk.agents import make
 from slagwerk.agents.model import Model, save_model
 from slagwerk.agents.search_agents import ISMCTSAgent
-from slagwerk.engine import GAME_NAMES, contract, make_game
+from slagwerk.engine import GAME_NAMES, contract, dispatch, make_game
 from slagwerk.engine.bits import make_rng
 from slagwerk.errors import SpecError
-from slagwerk.search.guide import Guide, reward_of
+from slagwerk.search.endgame import DEFAULT_NODE_BUDGET, Solver
+from slagwerk.search.guide import Guide, kernel_arguments, reward_of
 from slagwerk.search.ismcts import ismcts
 from slagwerk.search.pimc import pimc, uct
-from slagwerk.search.tree import SearchError
+from slagwerk.search.tree import PARENT, ROOT, SearchError, Tree, run_iterations
 
 UNGUIDED_DIGEST = "d33bfc98bb6b0b1228813846661d186316c2b4a33c7efe31a22e1053c5dd1a4b"
 """What :func:`unguided_digest` gave at d5fe058, the commit before guides existed (run
@@ -195,3 +197,31 @@ def test_the_bench_reports_the_guided_iteration_cost_as_ratios():
     rows = guided_rows(["coins"], seconds=0.05, rounds=1)
     assert [row["benchmark"] for row in rows] == [f"guided_ismcts_iteration_{v}" for v in GUIDED_VARIANTS]
     assert all(row["per_second"] > 0 and row["ratio_to_unguided_iteration"] > 0 for row in rows)
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_a_prior_depth_gives_priors_only_to_nodes_grown_that_shallow(depth):
+    """With ``prior_depth=d`` only nodes grown from nodes less deep than ``d`` get a prior (the
+    root is at depth 0): deeper nodes are grown at random, at no network cost."""
+    game = make_game("coins")
+    state = game.new_match(seed=4)
+    guide = constant_guide(game, 0.6, leaf=False, prior_depth=depth)
+    flags, net, prior_settings = kernel_arguments(guide)
+    tree = Tree(4000, guided=True)
+    dispatch.call(run_iterations, game.game_id, state.array, state.to_move, 1, 3000, 0.7, 0, 0, make_rng(1),
+                  tree.nodes, tree.values, tree.meta, math.inf, np.zeros(1, np.int64),
+                  dispatch.Constant(flags), net, prior_settings, tree.priors, 0, DEFAULT_NODE_BUDGET,
+                  Solver.unused(state.array.shape[0]).arguments())
+    size = tree.size
+
+    def node_depth(node):
+        steps = 0
+        while node != ROOT:
+            node, steps = int(tree.nodes[node, PARENT]), steps + 1
+        return steps
+
+    depths = np.array([node_depth(node) for node in range(1, size)])
+    with_prior = tree.priors[1:size] > 0
+    assert depths.max() > depth  # the tree grew deeper than the prior reaches
+    assert with_prior[depths <= depth].all()
+    assert not with_prior[depths > depth].any()

@@ -163,8 +163,10 @@ def net_rows(game_names=None, seconds: float = 2.0, rounds: int = 3) -> list[dic
 
 
 GUIDED_VARIANTS = {"prior+leaf": {}, "leaf": {"prior": 0.0}, "prior": {"leaf": False},
+                   "prior_depth2": {"leaf": False, "prior_depth": 2},
                    "playout": {"prior": 0.0, "leaf": False, "playout": True}}
-"""The guided searches timed by :func:`guided_rows`: the default guide, and each part alone."""
+"""The guided searches timed by :func:`guided_rows`: the default guide, each part alone, and
+the prior on the tree's top two levels only."""
 
 
 def guided_rows(game_names=None, seconds: float = 2.0, rounds: int = 3) -> list[dict]:
