@@ -159,9 +159,17 @@ def _check_fits(model: Model, game, path: Path) -> None:
             or model.num_actions != wanted["num_actions"]:
         raise SpecError(f"{where} reads the encoding {meta.get('encoding')}, but this slagwerk's "
                         f"{game.name} encoding is {wanted}: train it again")
-    if meta.get("options") != dict(game.options):
-        raise SpecError(f"{where} was trained for {game.name} with {_options(meta.get('options'))}, "
-                        f"not {_options(game.options)}")
+    trained = meta.get("options")
+    if not isinstance(trained, dict):
+        raise SpecError(f"{where} records its options as {trained!r}, not as an object: train it again")
+    # An option added since keeps its default in older models (Coins' small variants, §1.10).
+    trained = {**{key: spec.default for key, spec in game.option_specs.items()}, **trained}
+    differ = sorted(key for key in set(trained) | set(game.options)
+                    if trained.get(key) != game.options.get(key))
+    if differ:
+        raise SpecError(f"{where} was trained for {game.name} with "
+                        f"{_options({key: trained.get(key) for key in differ})}, "
+                        f"not {_options({key: game.options.get(key) for key in differ})}")
 
 
 def _options(options) -> str:

@@ -250,6 +250,11 @@ class Game(ABC):
     def deal_from_json(self, deal: dict) -> np.ndarray:
         """A deal vector from its record form; :class:`InvalidRecordError` if malformed."""
 
+    def cards_in_play(self) -> list[int]:
+        """The cards a deal of this game's options is dealt from (the whole deck, unless a
+        small variant's options shrink it)."""
+        return list(range(self.deck.size))
+
     def hands_to_json(self, vector: np.ndarray, n_hands: int, hand_size: int) -> dict:
         """The record form of a deal of ``n_hands`` equal hands followed by the
         undealt cards (if the deck has any): ``{"hands": [...], "undealt": [...]}``."""

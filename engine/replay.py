@@ -112,11 +112,12 @@ def one_card_history(game, view: dict, kernels) -> tuple[np.ndarray, list]:
     the mover's hand (Coins, Aluette): each card of the view's history fills its player's next
     place in the deal vector, and none of them is hidden."""
     template = np.full(kernels.DEAL_SIZE, -1, dtype=np.int64)
+    hand_size = game.options.get("hand", kernels.HAND_SIZE)  # Coins' small variants deal fewer
     filled = [0] * kernels.N_SEATS
     entries = []
     for item in view["history"]:
         seat, card = item["seat"], game.deck.parse(item["action"])
-        template[seat * kernels.HAND_SIZE + filled[seat]] = card
+        template[seat * hand_size + filled[seat]] = card
         filled[seat] += 1
         entries.append((seat, card, 0))
     return template, entries

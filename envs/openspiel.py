@@ -424,7 +424,7 @@ class SlagwerkState(pyspiel.State):
         context = self._context
         if self._drawn < context.draws:
             taken = set() if self._deal is None else {int(c) for c in self._deal[: self._drawn]}
-            cards = [c for c in range(context.game.deck.size) if c not in taken]
+            cards = [c for c in context.game.cards_in_play() if c not in taken]
             p = 1.0 / len(cards)
             return [(c, p) for c in cards]
         _, low, high = context.choices[self._drawn - context.draws]
@@ -455,7 +455,8 @@ class SlagwerkState(pyspiel.State):
         context = self._context
         deck = context.game.deck.size
         taken = {int(c) for c in self._deal[: context.draws]}
-        rest = [c for c in range(deck) if c not in taken]
+        in_play = context.game.cards_in_play()  # the rest of the deck in play, then the cards out of it
+        rest = [c for c in in_play if c not in taken] + sorted(set(range(deck)) - set(in_play))
         self._deal[context.draws : deck] = rest
         array = self._array.copy()
         context.game.kernels.apply_deal(array, self._deal)

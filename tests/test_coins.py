@@ -25,6 +25,7 @@ from slagwerk.engine.bits import derive_seed, make_rng
 from slagwerk.engine.cards import COINS_DECK
 from slagwerk.engine.coins import kernels as K
 from slagwerk.engine.records import load_record, record_of, replay
+from slagwerk.engine.state import OBJECTIVE_DEAL
 
 card = COINS_DECK.parse
 
@@ -480,3 +481,86 @@ def test_heuristic_beats_random_over_seat_rotated_matches():
         wins += play_match(game, agents, seed=derive_seed(77, m)).outcome[seat]
     # an equal player wins a third; the heuristic should win most matches
     assert wins / matches > 0.6, f"heuristic won only {wins}/{matches}"
+
+
+# ------------------------------------------------------------------ small variants (§1.10)
+
+
+def test_a_small_deck_is_the_top_ranks_of_every_suit_and_deals_only_from_it():
+    """docs/rules.md §1.10: with ranks=3 the deck is A K N of each suit (12 cards); with hand=3 every
+    seat gets three of them, and the other three lie unused, listed as undealt in the record."""
+    game = make_game("coins", ranks=3, hand=3)
+    assert sorted(game.deck.name(c) for c in game.cards_in_play()) == sorted(
+        rank + suit for rank in "AKN" for suit in "coeb")
+    for seed in range(40):
+        state = game.new_match(seed=seed)
+        hands = [game.deck.names(int(state.array[K.HANDS + s])) for s in range(3)]
+        assert all(len(hand) == 3 for hand in hands)
+        assert all(card[0] in "AKN" for hand in hands for card in hand)
+        record = game.deal_to_json(state.deals[-1].vector)
+        assert len(record["undealt"]) == 3 and not set(record["undealt"]) & {c for h in hands for c in h}
+
+
+def test_every_small_deal_is_equally_likely():
+    """docs/rules.md §1.10, §0.6: the smallest variant (ranks=2, hand=2) has 2,520 deals; seeded deals
+    fall on them uniformly (a chi-squared check on the hand of seat 0, 28 hands)."""
+    game = make_game("coins", ranks=2, hand=2)
+    counts = {}
+    draws = 5600
+    for seed in range(draws):
+        state = game.new_match(seed=seed)
+        hand = int(state.array[K.HANDS])
+        counts[hand] = counts.get(hand, 0) + 1
+    assert len(counts) == 28  # C(8, 2) hands for seat 0
+    expected = draws / 28
+    chi2 = sum((n - expected) ** 2 / expected for n in counts.values())
+    assert chi2 < 55.5  # the 99.9% point of chi-squared with 27 degrees of freedom
+
+
+def test_a_small_deal_ends_after_hand_tricks_and_scores_coins_over_ranks():
+    """docs/rules.md §1.10, §1.6: a deal of hand=2 ends after two tricks; its rewards are coins taken
+    divided by the deck's coins (ranks), dealt or not."""
+    game = make_game("coins", ranks=3, hand=2)
+    for seed in range(30):
+        state = game.new_match(seed=seed)
+        rng = np.random.default_rng(seed)
+        plays = 0
+        while not state.deal_pending and not state.is_terminal:
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+            plays += 1
+        assert plays == 6 and state.tricks_done in (0, 2)  # the count resets when a deal ends
+        rewards = np.zeros(3)
+        K.returns(state.array, OBJECTIVE_DEAL, rewards)
+        assert np.allclose(rewards, np.array(state.deal_points) / 3)
+
+
+def test_too_many_cards_for_a_small_deck_and_cards_outside_it_are_one_line_errors():
+    """docs/rules.md §1.10: three hands may not need more cards than the deck has; a record or view
+    naming a card outside the deck is refused."""
+    with pytest.raises(OptionError, match="hand=3 is too many"):
+        make_game("coins", ranks=2, hand=3)
+    game = make_game("coins", ranks=2, hand=2)
+    with pytest.raises(InvalidRecordError, match="2c is not in the deck"):
+        game.deal_from_json({"hands": [["2c", "Ac"], ["Ao", "Ko"], ["Ae", "Ke"]]})
+    state = game.new_match(seed=3)
+    view = state.view(state.to_move)
+    view["hand"][0] = "2b"
+    with pytest.raises(InvalidViewError, match="2b is not in the deck"):
+        game.state_from_view(view)
+
+
+def test_a_small_variant_deals_hidden_cards_only_from_its_deck():
+    """docs/rules.md §1.10: the cards a seat cannot see, dealt again by determinize or from a view,
+    come from the deck in play (its unused cards included), never from outside it."""
+    game = make_game("coins", ranks=2, hand=2)
+    deck = sum(1 << c for c in game.cards_in_play())
+    for seed in range(50):
+        state = game.new_match(seed=seed)
+        world = state.array.copy()
+        K.determinize(world, 0, make_rng(seed))
+        held = [int(world[K.HANDS + s]) for s in range(3)]
+        assert held[0] == int(state.array[K.HANDS])
+        assert all(h & ~deck == 0 and bin(h).count("1") == 2 for h in held)
+        from_view = game.state_from_view(state.view(1), seed=seed)
+        assert all(int(from_view.array[K.HANDS + s]) & ~deck == 0 for s in range(3))

@@ -41,7 +41,25 @@ def test_every_game_is_registered():
     assert sw_openspiel.register() == [f"python_slagwerk_{g}" for g in GAMES]
     game = pyspiel.load_game("python_slagwerk_coins", {"target": 3})
     assert game.num_players() == 3 and game.num_distinct_actions() == 48
-    assert game.get_parameters() == {"target": 3, "first_dealer": 0, "objective": "match"}
+    assert game.get_parameters() == {"target": 3, "first_dealer": 0, "ranks": 12, "hand": 16,
+                                     "objective": "match"}
+
+
+def test_a_small_variant_deals_only_its_deck_one_card_at_a_time():
+    """docs/rules.md §1.10 through the adapter: chance draws only the cards of the deck in play,
+    every hand card by card, and random play runs to the end (pyspiel's own checks)."""
+    game = sw_openspiel.load_game("coins", objective="deal", ranks=2, hand=2)
+    state = game.new_initial_state()
+    drawn = 0
+    while state.is_chance_node():
+        outcomes = state.chance_outcomes()
+        assert len(outcomes) == 8 - drawn
+        assert all(state.action_to_string(c).split()[1][0] in "AK" for c, _ in outcomes)
+        assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+        state.apply_action(outcomes[0][0])
+        drawn += 1
+    assert drawn == 6
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
 
 
 @pytest.mark.parametrize("game", GAMES)

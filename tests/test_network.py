@@ -112,7 +112,7 @@ BAD_FILES = [
     ("other game", lambda p: _rewrite(p, _meta(game="kozel")), "is a model of 'kozel', not of coins"),
     ("encoding", lambda p: _rewrite(p, _meta(encoding={"version": 0})), "reads the encoding"),
     ("options", lambda p: _rewrite(p, _meta(options={"target": 50})),
-     "was trained for coins with target=50, not first_dealer=0, target=10"),
+     "was trained for coins with target=50, not target=10"),
     ("shapes", lambda p: _rewrite(p, lambda a: a.update(b1=np.zeros(3, np.float32))),
      "its weights do not make a network"),
     ("not finite", lambda p: _rewrite(p, lambda a: a["w3"].__setitem__((0, 0), np.nan)),

@@ -313,8 +313,8 @@ def test_resume_refuses_a_folder_of_another_version(tmp_path):
     (["--agents", "heuristic", "random"], "--agents heuristic random conflicts with random heuristic"),
     (["--deals", "5"], "--deals 5 conflicts with 4"),
     (["--game", "kozel"], "--game kozel conflicts with coins"),
-    (["--target", "15"], "--option (or a game option's own flag) first_dealer=0,target=15 conflicts "
-                         "with first_dealer=0,target=10"),
+    (["--target", "15"], "--option (or a game option's own flag) first_dealer=0,hand=16,ranks=12,target=15 "
+                         "conflicts with first_dealer=0,hand=16,ranks=12,target=10"),
     (["--unit", "match"], "--unit match conflicts with deal"),
     (["--move-time", "5"], "--move-time 5.0 conflicts with 60.0"),
     (["--records"], "--records conflicts with the run in"),

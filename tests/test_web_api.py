@@ -539,7 +539,7 @@ def test_play_web_opens_the_match_url():
         assert url.hostname == "127.0.0.1"
         assert parse_qsl(url.query) == [("game", "coins"), ("seat", "1"), ("agent", "random"),
                                         ("agent", "heuristic"), ("seed", "7"), ("opt.target", "4"),
-                                        ("opt.first_dealer", "0")]
+                                        ("opt.first_dealer", "0"), ("opt.ranks", "12"), ("opt.hand", "16")]
         # keep reading what it says, so that a full pipe never blocks it (a cold
         # cache compiles in the worker while the page is already served)
         threading.Thread(target=proc.stderr.read, daemon=True).start()

@@ -16,6 +16,10 @@ INFO = GameInfo(
     options={
         "target": OptionSpec(10, 1, 1000, "coins that win the match", flag="--target"),
         "first_dealer": OptionSpec(0, 0, 2, "dealer of the first deal", flag="--first-dealer"),
+        "ranks": OptionSpec(12, 2, 12, "ranks per suit in the deck, the highest ones (fewer: a small "
+                            "variant, docs/rules.md §1.10)"),
+        "hand": OptionSpec(16, 1, 16, "cards dealt to each player, at most the deck's share (fewer: "
+                           "a small variant whose other cards lie unused, §1.10)"),
     },
     points="coins taken per deal (of 12)",
     totals="coins",
@@ -25,6 +29,6 @@ INFO = GameInfo(
     observation=f"{__name__}.observation",
     bench_options={"target": 1000},  # at the default target a random deal often ends the match early
     short_options={"target": 3},
-    test_options=({}, {"target": 3, "first_dealer": 2}),
+    test_options=({}, {"target": 3, "first_dealer": 2}, {"ranks": 3, "hand": 3}),
     rules="docs/rules.md §1",
 )

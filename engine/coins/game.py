@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InvalidViewError
+from ...errors import InvalidRecordError, InvalidViewError, OptionError
 from ..cards import COINS_DECK
 from ..game import Game, State
 from ..state import PHASE_DEAL_PENDING, PHASE_MATCH_OVER, PHASE_PLAY
@@ -53,7 +53,7 @@ class Coins(Game):
     deck = COINS_DECK
     view_keys = VIEW_KEYS
     view_max_tricks = K.TRICKS_PER_DEAL
-    deal_fields = ("hands",)
+    deal_fields = ("hands", "undealt")
 
     def view_schema_properties(self) -> dict:
         """The shapes of the fields Coins adds to a view (:mod:`slagwerk.engine.view_schema`)."""
@@ -68,10 +68,44 @@ class Coins(Game):
 
     # ---------------------------------------------------------------- deals
     def deal_to_json(self, vector: np.ndarray) -> dict:
-        return self.hands_to_json(vector, K.N_SEATS, K.HAND_SIZE)
+        """The hands, and in a small variant that leaves cards of its deck unused, those as
+        ``undealt`` (cards out of its deck are never listed)."""
+        record = self.hands_to_json(vector, K.N_SEATS, self.options["hand"])
+        unused = [name for name in record.pop("undealt", []) if self.in_play(self.deck.parse(name))]
+        if unused:
+            record["undealt"] = unused
+        return record
 
     def deal_from_json(self, deal: dict) -> np.ndarray:
-        return self.hands_from_json(deal, K.N_SEATS, K.HAND_SIZE)
+        deal = dict(deal)
+        undealt = deal.pop("undealt", None)
+        vector = self.hands_from_json(deal, K.N_SEATS, self.options["hand"])
+        dealt = [int(c) for c in vector[: K.N_SEATS * self.options["hand"]]]
+        outside = [c for c in dealt if not self.in_play(c)]
+        if outside:
+            raise InvalidRecordError(f"{self.deck.name(outside[0])} is not in the deck of {self!r} "
+                                     f"(the top {self.options['ranks']} ranks of each suit)")
+        if undealt is not None:
+            rest = sorted(set(self.cards_in_play()) - set(dealt))
+            if sorted(self.deck.parse_many(undealt, what="'undealt'")) != rest:
+                raise InvalidRecordError(f"'undealt' must be the cards of the deck not dealt: "
+                                         f"{' '.join(self.deck.name(c) for c in rest) or 'none'}")
+        return vector
+
+    # ---------------------------------------------------- small variants
+    def _check_options(self):
+        super()._check_options()
+        ranks, hand = self.options["ranks"], self.options["hand"]
+        if K.N_SEATS * hand > K.N_SUITS * ranks:
+            raise OptionError(f"coins option hand={hand} is too many: a deck of {ranks} ranks has "
+                              f"{K.N_SUITS * ranks} cards, {K.N_SUITS * ranks // K.N_SEATS} a player at most")
+
+    def cards_in_play(self) -> list[int]:
+        return [card for card in range(K.DECK_SIZE) if self.in_play(card)]
+
+    def in_play(self, card: int) -> bool:
+        """Whether ``card`` is in the deck of this game's options (§1.10)."""
+        return K.rank_of(card) >= K.N_RANKS - self.options["ranks"]
 
     # ---------------------------------------------------------------- views
     def view(self, state: State, seat: int) -> dict:
@@ -91,10 +125,14 @@ class Coins(Game):
 
     def _read_view(self, view: dict) -> _CoinsView:
         hand, trick, played = want_disjoint_cards(view, ("hand", "trick", "played"), self.deck)
+        outside = [c for c in hand + trick + played if not self.in_play(c)]
+        if outside:
+            raise InvalidViewError(f"{self.deck.name(outside[0])} is not in the deck of these options "
+                                   f"(the top {self.options['ranks']} ranks of each suit)")
         to_move, tricks_done = view["to_move"], view["tricks_done"]
         check_complete_tricks(played, tricks_done, K.N_SEATS)
         check_trick_turn(view, trick, K.N_SEATS)
-        sizes = one_card_trick_hand_sizes(view, hand, trick, K.HAND_SIZE, K.N_SEATS)
+        sizes = one_card_trick_hand_sizes(view, hand, trick, self.options["hand"], K.N_SEATS)
         if sum(view["deal_points"]) != sum(
             1 for c in played if K.suit_of(c) == K.SUIT_COINS
         ):
@@ -114,6 +152,7 @@ class Coins(Game):
 
     def _write_view(self, array: np.ndarray, view: dict, parts: _CoinsView, seed: int) -> None:
         known = set(parts.hand) | set(parts.trick) | set(parts.played)
+        known |= {c for c in range(K.DECK_SIZE) if not self.in_play(c)}  # never dealt: not hidden
         masks, _ = deal_hidden(view["seat"], parts.hand, known, K.DECK_SIZE, parts.sizes, seed)
         array[K.HANDS : K.HANDS + K.N_SEATS] = masks
         write_trick(array, parts.trick, parts.played, K.TRICK, K.N_IN_TRICK, K.GONE)

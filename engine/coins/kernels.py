@@ -56,20 +56,25 @@ COINS_MASK = np.uint64(((1 << N_RANKS) - 1) << (SUIT_COINS * N_RANKS))
 ALL_CARDS = np.uint64((1 << DECK_SIZE) - 1)
 
 DEFAULT_TARGET = INFO.options["target"].default
-OPTION_NAMES = ("target", "first_dealer")
+OPTION_NAMES = ("target", "first_dealer", "ranks", "hand")
 DEAL_SIZE = DECK_SIZE
-"""A deal vector lists the 48 cards: seat 0's 16, then seat 1's, then seat 2's."""
+"""A deal vector lists the 48 cards: seat 0's hand, then seat 1's, then seat 2's (16 each in
+the full game), then the cards left unused (a small variant's, §1.10)."""
 MAX_ACTIONS = HAND_SIZE
 
 LAYOUT = build_layout(
     [
         ("target", 1),  # option: points that win the match
+        ("deck", 1),  # card mask of the deck in play: the top `ranks` of each suit (§1.10)
+        ("hand_size", 1),  # option `hand`: cards dealt to each seat
         ("hands", N_SEATS),  # card mask per seat
         *card_play_fields(N_SEATS),
     ]
 )
 STATE_SIZE = LAYOUT.size
 TARGET = LAYOUT.offset["target"]
+DECK = LAYOUT.offset["deck"]
+DEALT_HAND = LAYOUT.offset["hand_size"]
 HANDS = LAYOUT.offset["hands"]
 TRICK = LAYOUT.offset["trick"]
 N_IN_TRICK = LAYOUT.offset["n_in_trick"]
@@ -122,6 +127,16 @@ branches unpredictable, which costs more than the memory access."""
 
 
 @njit(cache=True)
+def deck_of(ranks):
+    """The card mask of a deck of the top ``ranks`` ranks of every suit."""
+    deck = ZERO
+    for suit in range(N_SUITS):
+        for rank in range(N_RANKS - ranks, N_RANKS):
+            deck |= bit(suit * N_RANKS + rank)
+    return deck
+
+
+@njit(cache=True)
 def coins_in(c0, c1, c2):
     """Number of coins-suit cards among three cards."""
     return popcount((bit(c0) | bit(c1) | bit(c2)) & COINS_MASK)
@@ -134,22 +149,42 @@ def coins_in(c0, c1, c2):
 def init_match(state, options):
     """Start a match in ``state`` (int64[STATE_SIZE], in place).
 
-    ``options`` is int64 ``[target, first_dealer]``. The state then waits for
+    ``options`` is int64 ``[target, first_dealer, ranks, hand]``. The state then waits for
     its first deal (``PHASE_DEAL_PENDING``).
     """
     init_header(state, GAME_ID, N_SEATS, options[1])
     state[TARGET] = options[0]
+    state[DECK] = np.int64(deck_of(options[2]))
+    state[DEALT_HAND] = options[3]
 
 
 @njit(cache=True)
 def random_deal(state, rng, out):
     """Write a uniformly random deal vector for the pending deal into ``out``.
 
-    A partial Fisher-Yates shuffle: the first two hands are drawn card by
-    card; the 16 cards left are the third hand (order within a hand is
-    irrelevant).
+    A partial Fisher-Yates shuffle of the deck in play: the hands are drawn card by
+    card, except that when the whole deck is dealt (the full game) the last hand is the
+    cards left (order within a hand is irrelevant). Cards out of play follow, unshuffled.
     """
-    shuffle_first(out, DECK_SIZE, DECK_SIZE - HAND_SIZE, rng)
+    deck = np.uint64(state[DECK])
+    hand = state[DEALT_HAND]
+    in_play = popcount(deck)
+    if in_play == DECK_SIZE:
+        shuffle_first(out, DECK_SIZE, DECK_SIZE - hand, rng)
+        return
+    n = 0
+    for card in range(DECK_SIZE):  # the deck in play first, then the rest
+        if (deck >> np.uint64(card)) & ONE:
+            out[n] = card
+            n += 1
+    for card in range(DECK_SIZE):
+        if not (deck >> np.uint64(card)) & ONE:
+            out[n] = card
+            n += 1
+    drawn = N_SEATS * hand if N_SEATS * hand < in_play else in_play - hand
+    for i in range(drawn):
+        j = i + rand_below(rng, in_play - i)
+        out[i], out[j] = out[j], out[i]
 
 
 @njit(cache=True)
@@ -159,7 +194,7 @@ def apply_deal(state, deal):
     The dealer is already in ``state[DEALER]``; the player to its left leads.
     """
     begin_deal(state)
-    deal_hands(state, deal, HANDS, N_SEATS, HAND_SIZE)
+    deal_hands(state, deal, HANDS, N_SEATS, state[DEALT_HAND])
     state[N_IN_TRICK] = 0
     state[GONE] = 0
     start_play(state, N_SEATS)
@@ -192,12 +227,14 @@ legal_actions, random_action, apply_action = free_play_kernels(HANDS, GONE, TRIC
 def returns(state, objective, out):
     """Per-seat rewards in [0, 1] into ``out`` (float64[n]).
 
-    ``OBJECTIVE_DEAL``: the share of the deal's 12 coins each seat took.
+    ``OBJECTIVE_DEAL``: the share of the deck's coins each seat took (12 in the full game;
+    a small variant's deck holds one per rank, dealt or not).
     ``OBJECTIVE_MATCH``: the match outcome (call only on a finished match).
     """
     if objective == OBJECTIVE_DEAL:
+        coins = popcount(np.uint64(state[DECK]) & COINS_MASK)
         for s in range(N_SEATS):
-            out[s] = state[DEAL_POINTS + s] / COINS_PER_DEAL
+            out[s] = state[DEAL_POINTS + s] / coins
     else:
         match_outcome_reward(state, out)
 
@@ -206,14 +243,12 @@ def returns(state, objective, out):
 def determinize(state, observer, rng):
     """Redeal every card ``observer`` cannot see, uniformly (in place).
 
-    The observer sees its own hand and every played card; the other two
-    hands are pooled and dealt back with their sizes kept. No suit-following
-    rule exists, so play reveals nothing more about who holds what.
+    The observer sees its own hand and every played card; the cards of the deck in play
+    it has not seen (the other two hands, and a small variant's unused cards) are pooled
+    and dealt back to the other hands with their sizes kept. No suit-following rule
+    exists, so play reveals nothing more about who holds what.
     """
-    pool = ZERO
-    for s in range(N_SEATS):
-        if s != observer:
-            pool |= np.uint64(state[HANDS + s])
+    pool = np.uint64(state[DECK]) & ~np.uint64(state[HANDS + observer]) & ~np.uint64(state[GONE])
     left = popcount(pool)
     for s in range(N_SEATS):
         if s == observer:
@@ -326,7 +361,7 @@ def _card_values(state, cards, n, out):
     move, the cards it cannot see taken as spread uniformly, less
     :data:`RANK_COST` per rank. Cards in suit order share their suit's terms."""
     seat = state[TO_MOVE]
-    unseen = ALL_CARDS & ~np.uint64(state[HANDS + seat]) & ~np.uint64(state[GONE])
+    unseen = np.uint64(state[DECK]) & ~np.uint64(state[HANDS + seat]) & ~np.uint64(state[GONE])
     counts = _suit_counts(unseen)
     n_unseen = popcount(unseen)
     trick_size = state[N_IN_TRICK]
@@ -403,10 +438,11 @@ def deal_from_world(world, template, rng, out):
     """
     for i in range(DEAL_SIZE):
         out[i] = template[i]
+    dealt = world[DEALT_HAND]
     for seat in range(N_SEATS):
         hand = np.uint64(world[HANDS + seat])
-        for k in range(HAND_SIZE):
-            at = seat * HAND_SIZE + k
+        for k in range(dealt):
+            at = seat * dealt + k
             if out[at] < 0:
                 if hand == ZERO:
                     return False

@@ -49,8 +49,10 @@ DEAL_CHOICES = ()
 
 
 def dealt_positions(options) -> int:
-    """The first two hands are drawn card by card; the third is what is left."""
-    return C - K.HAND_SIZE
+    """Every hand is drawn card by card, except that when the whole deck is dealt (the full
+    game) the third hand is what is left. ``options`` is the kernels' option array."""
+    ranks, hand = options[2], options[3]
+    return K.N_SEATS * hand if K.N_SEATS * hand < K.N_SUITS * ranks else K.N_SUITS * ranks - hand
 
 
 @njit(cache=True)
@@ -86,8 +88,8 @@ STEP_SIZE = sum(size for _, size in STEP_PARTS)
 
 
 def max_deal_steps(options) -> int:
-    """Every card of the deal is played, one action each."""
-    return K.DECK_SIZE
+    """Every card dealt is played, one action each."""
+    return K.N_SEATS * options[3]
 
 
 @njit(cache=True)
