@@ -163,10 +163,11 @@ def test_agent_parameters_of_the_guide(tmp_path):
         decision = make(spec, game, seed=2).decide(state.view(state.to_move))
         assert decision.action in state.legal_texts()
     for spec, words in (("ismcts:playout=net", "playout=net needs guide=net"),
-                        (f"ismcts:model={path}", "needs guide=net"),
-                        ("ismcts:guide=net", "no model ships for kozel")):
+                        (f"ismcts:model={path}", "needs guide=net")):
         with pytest.raises(SpecError, match=words):
             make(spec, game)
+    with pytest.raises(SpecError, match="no model ships for koetsieren"):
+        make("ismcts:guide=net", make_game("koetsieren"))
 
 
 class _FillWith(ISMCTSAgent):
