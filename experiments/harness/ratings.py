@@ -28,8 +28,8 @@ lopsided as the evidence: an agent that lost every group is bounded above but
 hardly below. An end the groups do not bound within :data:`OPEN_END_ELO` of
 the estimate is reported at that distance and marked open. Why not the
 bootstrap any more: with few groups its percentile interval sat around an
-estimate the prior had pulled towards the mean, covering the weakest agent's
-true rating in 14% of simulated 10-group tournaments; a simulation with known
+estimate the prior had pulled towards the mean, covering the weakest of three
+agents' true rating in 10% of simulated 10-group tournaments; a simulation with known
 strengths (``python -m slagwerk.experiments.studies.interval_coverage``,
 docs/intervals.md) shows the profile intervals covering about 95% from 10 to
 1,000 groups, two to six seats, teams and draws.
