@@ -255,6 +255,19 @@ class Game(ABC):
         small variant's options shrink it)."""
         return list(range(self.deck.size))
 
+    def deal_count(self) -> int:
+        """How many distinct deals :meth:`all_deals` lists.
+
+        :raises OptionError: for a game that does not list its deals."""
+        raise OptionError(f"{self.name} does not list its deals (only Coins' small variants do, "
+                          f"docs/rules.md §1.10)")
+
+    def all_deals(self):
+        """Every distinct deal vector of this game's options, each once, in a fixed order
+        (for exact traversal of small variants)."""
+        raise OptionError(f"{self.name} does not list its deals (only Coins' small variants do, "
+                          f"docs/rules.md §1.10)")
+
     def hands_to_json(self, vector: np.ndarray, n_hands: int, hand_size: int) -> dict:
         """The record form of a deal of ``n_hands`` equal hands followed by the
         undealt cards (if the deck has any): ``{"hands": [...], "undealt": [...]}``."""

@@ -17,7 +17,12 @@ score mapped to [-1, 1]).
 
 - Deals are explicit chance nodes: the deal vector's cards one at a time
   (uniform over the cards left), then any further uniform choice of the
-  game (Kozel: where in the stock the shown trump card lies).
+  game (Kozel: where in the stock the shown trump card lies). With the
+  parameter ``chance="deal"`` a whole deal is one chance outcome instead,
+  one for each distinct deal: exact algorithms then walk each deal once,
+  not once per order of its cards. Only a game that lists its deals
+  (:meth:`~slagwerk.engine.game.Game.all_deals`: Coins' small variants,
+  docs/rules.md §1.10) offers it.
 - Player actions are the game's compact action index
   (:mod:`slagwerk.engine.encoding`).
 - ``information_state_string(p)`` has perfect recall over the whole match:
@@ -67,6 +72,9 @@ from .encoded import require as _require
 pyspiel = _require("pyspiel", "openspiel", "slagwerk.envs.openspiel")
 
 OBJECTIVES = ("match", "deal")
+CHANCE_MODES = ("card", "deal")
+MAX_WHOLE_DEALS = 1_000_000
+"""The most deals ``chance="deal"`` lists as chance outcomes."""
 PREFIX = "python_slagwerk_"
 REPLAY_WORLDS = 1000
 """Worlds tried for replaying a bot view's history in a game whose
@@ -97,6 +105,7 @@ class _Context:
     choices: tuple
     max_chance_outcomes: int
     key: tuple
+    whole_deals: np.ndarray | None = None  # with chance="deal": every deal vector, one per row
 
     def __deepcopy__(self, memo):
         return self  # shared by every state of the game
@@ -106,12 +115,20 @@ class _Context:
 
 
 @cache
-def _context(game_name: str, options: tuple, objective: str) -> _Context:
+def _context(game_name: str, options: tuple, objective: str, chance: str = "card") -> _Context:
     game, module = load(game_name, dict(options))
     draws = module.dealt_positions(game.options_array)
     choices = tuple(module.DEAL_CHOICES)
     outcomes = max([game.deck.size] + [high + 1 for _, _, high in choices])
-    return _Context(game, module, objective, draws, choices, outcomes, (game_name, options, objective))
+    key = (game_name, options, objective, chance)
+    if chance == "card":
+        return _Context(game, module, objective, draws, choices, outcomes, key)
+    count = game.deal_count()
+    if count > MAX_WHOLE_DEALS:
+        raise ValueError(f"{game!r} has {count:,} deals: too many to list as chance outcomes (at most "
+                         f"{MAX_WHOLE_DEALS:,}); use chance=card, or smaller options")
+    deals = np.array(list(game.all_deals()), dtype=np.int64)
+    return _Context(game, module, objective, draws, choices, count, key, deals)
 
 
 def _game_type(game_name: str) -> pyspiel.GameType:
@@ -123,6 +140,7 @@ def _game_type(game_name: str) -> pyspiel.GameType:
     low, high = (spec.low, spec.high) if spec is not None else (n, n)
     params = {key: option.default for key, option in info.options.items()}
     params["objective"] = "match"
+    params["chance"] = "card"
     return pyspiel.GameType(
         short_name=short_name(game_name),
         long_name=f"slagwerk {info.title}",
@@ -152,12 +170,15 @@ class SlagwerkGame(pyspiel.Game):
         objective = params.pop("objective", "match")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
+        chance = params.pop("chance", "card")
+        if chance not in CHANCE_MODES:
+            raise ValueError(f"chance must be one of {', '.join(CHANCE_MODES)}, not {chance!r}")
         unknown = sorted(set(params) - set(info.options))
         if unknown:
             raise ValueError(f"unknown parameter {unknown[0]!r} for {self.game_name} "
-                             f"(parameters: {', '.join([*info.options, 'objective'])})")
+                             f"(parameters: {', '.join([*info.options, 'objective', 'chance'])})")
         options = tuple(sorted((key, int(value)) for key, value in params.items()))
-        context = _context(self.game_name, options, objective)
+        context = _context(self.game_name, options, objective, chance)
         per_game = ACTIONS_PER_DEAL_BOUND * (1 if objective == "deal" else DEALS_PER_MATCH_BOUND)
         game_info = pyspiel.GameInfo(
             num_distinct_actions=context.module.NUM_ACTIONS,
@@ -168,12 +189,13 @@ class SlagwerkGame(pyspiel.Game):
             utility_sum=None,
             max_game_length=per_game,
         )
-        super().__init__(_GAME_TYPES[self.game_name], game_info, {**dict(options), "objective": objective})
+        super().__init__(_GAME_TYPES[self.game_name], game_info,
+                         {**dict(options), "objective": objective, "chance": chance})
 
     def _key(self) -> tuple:
         params = self.get_parameters()
-        objective = params.pop("objective")
-        return self.game_name, tuple(sorted((k, int(v)) for k, v in params.items())), objective
+        objective, chance = params.pop("objective"), params.pop("chance")
+        return self.game_name, tuple(sorted((k, int(v)) for k, v in params.items())), objective, chance
 
     def new_initial_state(self):
         return SlagwerkState(self)
@@ -422,6 +444,9 @@ class SlagwerkState(pyspiel.State):
 
     def chance_outcomes(self):
         context = self._context
+        if context.whole_deals is not None:
+            p = 1.0 / len(context.whole_deals)
+            return [(i, p) for i in range(len(context.whole_deals))]
         if self._drawn < context.draws:
             taken = set() if self._deal is None else {int(c) for c in self._deal[: self._drawn]}
             cards = [c for c in context.game.cards_in_play() if c not in taken]
@@ -435,6 +460,11 @@ class SlagwerkState(pyspiel.State):
         context = self._context
         kernels = context.game.kernels
         self._check_legal(action)
+        if self.is_chance_node() and context.whole_deals is not None:
+            array = self._array.copy()
+            kernels.apply_deal(array, context.whole_deals[action])
+            self._set_step(_Step(self._step, array))
+            return
         if self.is_chance_node():
             if self._deal is None:
                 self._deal = np.zeros(kernels.DEAL_SIZE, dtype=np.int64)
@@ -470,7 +500,9 @@ class SlagwerkState(pyspiel.State):
         if self.is_terminal():
             raise ValueError(f"action {action}: the {self._context.game.name} game is over")
         if self.is_chance_node():
-            legal = action in {outcome for outcome, _ in self.chance_outcomes()}
+            whole = self._context.whole_deals
+            legal = (0 <= action < len(whole) if whole is not None
+                     else action in {outcome for outcome, _ in self.chance_outcomes()})
         else:
             legal = action in self._legal_table().indices
         if not legal:
@@ -480,6 +512,11 @@ class SlagwerkState(pyspiel.State):
     def _action_to_string(self, player, action):
         context = self._context
         if player == pyspiel.PlayerId.CHANCE:
+            if context.whole_deals is not None:
+                if not 0 <= action < len(context.whole_deals):
+                    return f"action {action}"
+                hands = context.game.deal_to_json(context.whole_deals[action])["hands"]
+                return "deal " + " | ".join(" ".join(hand) for hand in hands)
             if self._drawn < context.draws:
                 return f"deal {context.game.deck.name(action)} to position {self._drawn}"
             return f"choose {action} for position {context.choices[self._drawn - context.draws][0]}"
@@ -593,10 +630,10 @@ def register(games=None) -> list[str]:
     return names
 
 
-def load_game(game_name: str, objective: str = "match", **options):
+def load_game(game_name: str, objective: str = "match", chance: str = "card", **options):
     """The registered OpenSpiel game of ``game_name`` with ``options``."""
     register([game_name])
-    return pyspiel.load_game(short_name(game_name), {**options, "objective": objective})
+    return pyspiel.load_game(short_name(game_name), {**options, "objective": objective, "chance": chance})
 
 
 def state_from_view(game, view: dict, seed: int) -> SlagwerkState:

@@ -25,7 +25,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (ext
 from open_spiel.python.observation import make_observation  # noqa: E402
 
 from slagwerk.agents import make  # noqa: E402
-from slagwerk.engine import make_game  # noqa: E402
+from slagwerk.engine import OptionError, make_game  # noqa: E402
 from slagwerk.engine.bits import make_rng  # noqa: E402
 from slagwerk.engine.encoding import part_offsets  # noqa: E402
 from slagwerk.engine.game import State  # noqa: E402
@@ -42,7 +42,7 @@ def test_every_game_is_registered():
     game = pyspiel.load_game("python_slagwerk_coins", {"target": 3})
     assert game.num_players() == 3 and game.num_distinct_actions() == 48
     assert game.get_parameters() == {"target": 3, "first_dealer": 0, "ranks": 12, "hand": 16,
-                                     "objective": "match"}
+                                     "objective": "match", "chance": "card"}
 
 
 def test_a_small_variant_deals_only_its_deck_one_card_at_a_time():
@@ -634,3 +634,45 @@ def test_openspiel_agents_play_a_tournament():
                               deals=1, seed=1, bootstrap=20, options=(("players", 2),))
     result = run_tournament(config, jobs=1, progress=False, save=False)
     assert {row.agent for row in result.ratings.ranking} == {"random", "os"}
+
+
+def test_a_whole_deal_is_one_chance_outcome_with_chance_deal():
+    """Issue #56's exact traversal: with chance="deal" the smallest Coins variant has one chance
+    node of its 2,520 deals, each listed once and equally likely, and plays like the card-by-card
+    game (pyspiel's own random simulation checks)."""
+    game = sw_openspiel.load_game("coins", objective="deal", chance="deal", ranks=2, hand=2)
+    state = game.new_initial_state()
+    outcomes = state.chance_outcomes()
+    assert game.max_chance_outcomes() == len(outcomes) == 2520
+    assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+    deals = {state.action_to_string(outcome) for outcome, _ in outcomes}
+    assert len(deals) == 2520 and all(card[0] in "AK" for deal in deals for card in deal.split()[1:]
+                                      if card != "|")
+    state.apply_action(17)
+    assert not state.is_chance_node() and len(state.legal_actions()) == 2
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def test_chance_deal_refuses_what_it_cannot_list_in_one_line():
+    with pytest.raises(ValueError, match="chance must be one of card, deal"):
+        sw_openspiel.load_game("coins", chance="cards")
+    with pytest.raises(ValueError, match="1,355,345,464,406,015,082,330 deals: too many"):
+        sw_openspiel.load_game("coins", chance="deal")
+    with pytest.raises(OptionError, match="kozel does not list its deals"):
+        sw_openspiel.load_game("kozel", chance="deal")
+
+
+@pytest.mark.slow
+def test_nash_conv_is_the_same_with_whole_deals_as_card_by_card():
+    """OpenSpiel's NashConv of the uniform random policy on the smallest Coins variant (deal
+    objective) is the same whether a deal is one chance outcome or six cards drawn one by one.
+    The card-by-card value was measured once with ``exploitability.nash_conv(load_game("coins",
+    objective="deal", ranks=2, hand=2), UniformRandomPolicy(game))`` (six minutes); the
+    whole-deal game takes seconds."""
+    from open_spiel.python import policy as policy_lib
+    from open_spiel.python.algorithms import exploitability
+
+    card_by_card = 0.3944444444444445
+    game = sw_openspiel.load_game("coins", objective="deal", chance="deal", ranks=2, hand=2)
+    nash_conv = exploitability.nash_conv(game, policy_lib.UniformRandomPolicy(game))
+    assert nash_conv == pytest.approx(card_by_card, abs=1e-9)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
+from math import comb
 
 import numpy as np
 
@@ -102,6 +104,23 @@ class Coins(Game):
 
     def cards_in_play(self) -> list[int]:
         return [card for card in range(K.DECK_SIZE) if self.in_play(card)]
+
+    def deal_count(self) -> int:
+        cards, hand = len(self.cards_in_play()), self.options["hand"]
+        return comb(cards, hand) * comb(cards - hand, hand) * comb(cards - 2 * hand, hand)
+
+    def all_deals(self):
+        """Every deal of the deck in play: the three hands as sets, seat by seat, each
+        vector followed by the deck's unused cards and then the cards out of it."""
+        cards, hand = self.cards_in_play(), self.options["hand"]
+        out_of_play = [c for c in range(K.DECK_SIZE) if not self.in_play(c)]
+        for first in combinations(cards, hand):
+            rest = [c for c in cards if c not in first]
+            for second in combinations(rest, hand):
+                left = [c for c in rest if c not in second]
+                for third in combinations(left, hand):
+                    unused = [c for c in left if c not in third]
+                    yield np.array([*first, *second, *third, *unused, *out_of_play], dtype=np.int64)
 
     def in_play(self, card: int) -> bool:
         """Whether ``card`` is in the deck of this game's options (§1.10)."""
