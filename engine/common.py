@@ -160,16 +160,23 @@ def team_of(seat):
 
 
 @njit(cache=True, inline="always")
-def shuffle_first(out, deck_size, count, rng):
-    """``out[:deck_size]``: the cards ``0..deck_size-1`` in an order whose first ``count`` are a
-    uniform random draw (a partial Fisher-Yates shuffle from the front; the rest stay unshuffled)."""
-    for i in range(deck_size):
-        out[i] = i
+def draw_front(out, size, count, rng):
+    """Make the first ``count`` of ``out[:size]`` a uniform random draw from them, in place (a
+    partial Fisher-Yates shuffle from the front; the rest keep no particular order)."""
     for i in range(count):
-        j = i + rand_below(rng, deck_size - i)
+        j = i + rand_below(rng, size - i)
         tmp = out[i]
         out[i] = out[j]
         out[j] = tmp
+
+
+@njit(cache=True, inline="always")
+def shuffle_first(out, deck_size, count, rng):
+    """``out[:deck_size]``: the cards ``0..deck_size-1`` in an order whose first ``count`` are a
+    uniform random draw (:func:`draw_front`)."""
+    for i in range(deck_size):
+        out[i] = i
+    draw_front(out, deck_size, count, rng)
 
 
 @njit(cache=True, inline="always")

@@ -259,14 +259,16 @@ class Game(ABC):
         """How many distinct deals :meth:`all_deals` lists.
 
         :raises OptionError: for a game that does not list its deals."""
-        raise OptionError(f"{self.name} does not list its deals (only Coins' small variants do, "
-                          f"docs/rules.md §1.10)")
+        raise self._lists_no_deals()
 
     def all_deals(self):
         """Every distinct deal vector of this game's options, each once, in a fixed order
         (for exact traversal of small variants)."""
-        raise OptionError(f"{self.name} does not list its deals (only Coins' small variants do, "
-                          f"docs/rules.md §1.10)")
+        raise self._lists_no_deals()
+
+    def _lists_no_deals(self) -> OptionError:
+        return OptionError(f"{self.name} does not list its deals (only Coins' small variants do, "
+                           f"docs/rules.md §1.10)")
 
     def hands_to_json(self, vector: np.ndarray, n_hands: int, hand_size: int) -> dict:
         """The record form of a deal of ``n_hands`` equal hands followed by the

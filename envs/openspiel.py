@@ -200,6 +200,10 @@ class SlagwerkGame(pyspiel.Game):
     def new_initial_state(self):
         return SlagwerkState(self)
 
+    def engine_game(self):
+        """The slagwerk game (with these options) that this OpenSpiel game plays."""
+        return _context(*self._key()).game
+
     def make_py_observer(self, iig_obs_type=None, params=None):
         if params:
             raise ValueError(f"observation parameters are not supported: {params!r}")
@@ -417,6 +421,23 @@ class SlagwerkState(pyspiel.State):
     def engine_state(self) -> State:
         """The engine state now (no history): for notation and pictures."""
         return State(self._context.game, self._array.copy())
+
+    def engine_match(self) -> State:
+        """The engine match this state stands for, with its history (for a seat's view with
+        the deal's history): its deals and actions replayed. Whole-deal games only
+        (``chance="deal"``), whose history names each deal."""
+        context = self._context
+        if context.whole_deals is None:
+            raise ValueError("the engine match of a state needs the game with chance='deal' (whole deals)")
+        replay = self.get_game().new_initial_state()
+        match = context.game.new_match()
+        for action in self.history():
+            if replay.is_chance_node():
+                match.deal(context.whole_deals[action])
+            else:
+                match.apply(replay.engine_action(action))
+            replay.apply_action(action)
+        return match
 
     def engine_action(self, index: int) -> int:
         """The engine action of legal index ``index``."""

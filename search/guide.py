@@ -44,8 +44,6 @@ GUIDE_PLAYOUT = 4
 DEFAULT_PRIOR_WEIGHT = 1.0
 DEFAULT_TEMPERATURE = 0.1
 """Of the softmax over the network's values (which lie in [-1, 1])."""
-UNLIMITED_DEPTH = 1e9
-"""A prior depth deeper than any tree."""
 
 NO_NET = (np.zeros((1, 1), np.float32), np.zeros(1, np.float32), np.zeros((1, 1), np.float32),
           np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros(1, np.float32))
@@ -59,9 +57,9 @@ class Guide:
     ``weights`` are the network's ``(w1, b1, w2, b2, w3, b3)`` (float32),
     ``prior`` the weight of the progressive bias (0: no prior), ``leaf`` and
     ``playout`` whether the network values leaves and plays the playouts;
-    ``prior_depth`` (None: every depth) limits the prior to nodes grown from
-    nodes less deep than it (0 is the root), where it costs one network
-    evaluation per node grown.
+    ``prior_depth`` (infinite by default: every depth) limits the prior to
+    nodes grown from nodes less deep than it (0 is the root), where it costs
+    one network evaluation per node grown.
     """
 
     weights: tuple
@@ -69,7 +67,7 @@ class Guide:
     temperature: float = DEFAULT_TEMPERATURE
     leaf: bool = True
     playout: bool = False
-    prior_depth: int | None = None
+    prior_depth: float = np.inf
 
     @property
     def flags(self) -> int:
@@ -87,8 +85,7 @@ def kernel_arguments(guide: Guide | None) -> tuple:
     if guide is None:
         return GUIDE_NONE, NO_NET, np.array([0.0, DEFAULT_TEMPERATURE, 0.0])
     return guide.flags, tuple(guide.weights), np.array(
-        [guide.prior, guide.temperature, UNLIMITED_DEPTH if guide.prior_depth is None else guide.prior_depth],
-        dtype=np.float64)
+        [guide.prior, guide.temperature, guide.prior_depth], dtype=np.float64)
 
 
 @njit(cache=True)

@@ -188,11 +188,11 @@ def test_an_end_the_groups_do_not_bound_is_marked_open():
 
 def test_dispersion_counts_rankings_of_many_agents_and_ties():
     two = np.array([[1.0, 0.0], [0.0, 1.0]])
-    assert np.allclose(dispersion(two), 1.0)  # independent pairs: no correction
+    assert np.allclose(dispersion(*pair_outcomes(two)), 1.0)  # independent pairs: no correction
     four = np.array([[3.0, 2.0, 1.0, 0.0]] * 4)
-    assert np.allclose(dispersion(four), 5.0 / 3.0)  # (n + 1) / 3 for a ranking of four
+    assert np.allclose(dispersion(*pair_outcomes(four)), 5.0 / 3.0)  # (n + 1) / 3 for a ranking of four
     half_tied = np.array([[1.0, 0.0], [0.5, 0.5]])
-    assert np.allclose(dispersion(half_tied), 0.5)
+    assert np.allclose(dispersion(*pair_outcomes(half_tied)), 0.5)
 
 
 def test_a_ranking_says_which_agents_its_intervals_separate_from_the_next():

@@ -18,6 +18,7 @@ from ..common import (
     begin_deal,
     card_arithmetic,
     deal_hands,
+    draw_front,
     end_deal,
     end_match,
     end_trick,
@@ -25,7 +26,6 @@ from ..common import (
     init_header,
     match_outcome_reward,
     right_of,
-    shuffle_first,
     start_play,
 )
 from ..state import (
@@ -169,11 +169,8 @@ def random_deal(state, rng, out):
     deck = np.uint64(state[DECK])
     hand = state[DEALT_HAND]
     in_play = popcount(deck)
-    if in_play == DECK_SIZE:
-        shuffle_first(out, DECK_SIZE, DECK_SIZE - hand, rng)
-        return
     n = 0
-    for card in range(DECK_SIZE):  # the deck in play first, then the rest
+    for card in range(DECK_SIZE):  # the deck in play first (all 48 in order in the full game)
         if (deck >> np.uint64(card)) & ONE:
             out[n] = card
             n += 1
@@ -181,10 +178,7 @@ def random_deal(state, rng, out):
         if not (deck >> np.uint64(card)) & ONE:
             out[n] = card
             n += 1
-    drawn = N_SEATS * hand if N_SEATS * hand < in_play else in_play - hand
-    for i in range(drawn):
-        j = i + rand_below(rng, in_play - i)
-        out[i], out[j] = out[j], out[i]
+    draw_front(out, in_play, N_SEATS * hand if N_SEATS * hand < in_play else in_play - hand, rng)
 
 
 @njit(cache=True)

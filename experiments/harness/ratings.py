@@ -234,8 +234,9 @@ def _fit_with_rating_held(w: np.ndarray, agent: int, centred: float, start: np.n
     return value, theta
 
 
-def dispersion(score: np.ndarray) -> np.ndarray:
-    """Per agent, how much its pairwise results vary against what the fit assumes of them.
+def dispersion(wins: np.ndarray, met: np.ndarray) -> np.ndarray:
+    """Per agent, how much its pairwise results vary against what the fit assumes of them,
+    from the groups' pairwise results (:func:`pair_outcomes`).
 
     The fit treats every pair of a group as an independent Bradley-Terry trial. Two things
     make the real spread differ, and the profile test's critical value is scaled by both:
@@ -247,13 +248,11 @@ def dispersion(score: np.ndarray) -> np.ndarray:
     - a tie is half a win with no spread: an even pair that ties a share ``t`` of the time
       varies ``1 - t`` times as much as one decided every time. The agent's own share of
       tied pairs stands in for ``t`` (never below a tenth of the spread)."""
-    present = ~np.isnan(score)
-    n = present.sum(axis=1, keepdims=True).astype(np.float64)
-    pairs = np.where(present, n - 1.0, 0.0)
-    inflated = np.where(present, (n * n - 1.0) / 3.0, 0.0)
+    pairs = met.sum(axis=2)  # per group and agent: the others it met there, n - 1
+    n = pairs + 1.0
+    inflated = np.where(pairs > 0, (n * n - 1.0) / 3.0, 0.0)
     total = pairs.sum(axis=0)
     table = np.where(total > 0, inflated.sum(axis=0) / np.maximum(total, 1e-12), 1.0)
-    wins, met = pair_outcomes(score)
     tied = ((wins == 0.5) & (met == 1.0)).sum(axis=(0, 2))
     tie_share = np.where(total > 0, tied / np.maximum(total, 1e-12), 0.0)
     return table * np.maximum(1.0 - tie_share, 0.1)
@@ -402,7 +401,7 @@ def rate(groups: Groups, labels: list[str], bootstrap: int = DEFAULT_BOOTSTRAP, 
         boot_score = np.where(bd > 0, bp / np.maximum(bd, 1), np.nan)
 
     augmented = wins + 0.5 * PRIOR_DRAWS * (1.0 - np.eye(k))
-    spread = dispersion(groups.score)
+    spread = dispersion(wins_g, met_g)
     ranking = []
     for a in np.argsort(-rating, kind="stable"):
         low, high, low_open, high_open = profile_interval(augmented, theta, a, CHI2_95 * spread[a])
