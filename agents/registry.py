@@ -21,6 +21,7 @@ from ..engine.strict_json import StrictJSONError
 from ..errors import SpecError
 from ..safe_files import read_text
 from .base import Agent
+from .cfr import CFRAgent
 from .net import NetAgent
 from .openspiel import OpenSpielISMCTSAgent, OpenSpielMCTSAgent
 from .search_agents import CheatAgent, ISMCTSAgent, PIMCAgent
@@ -34,6 +35,7 @@ AGENTS: dict[str, type[Agent]] = {
     "pimc": PIMCAgent,
     "cheat": CheatAgent,
     "net": NetAgent,  # a trained model: slagwerk ships one per game, slagwerk train makes more
+    "cfr": CFRAgent,  # a small variant's solved policy (slagwerk experiment exploitability writes one)
     "openspiel-ismcts": OpenSpielISMCTSAgent,  # needs OpenSpiel (extra [openspiel])
     "openspiel-mcts": OpenSpielMCTSAgent,
 }

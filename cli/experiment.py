@@ -25,6 +25,7 @@ EXPERIMENTS = {
     "budget": "experiment_budget",
     "information": "experiment_information",
     "belief": "experiment_belief",
+    "exploitability": "experiment_exploitability",
 }
 """Subcommand -> module of ``slagwerk.cli`` that defines it (see the module doc)."""
 
