@@ -28,7 +28,7 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from ..experiments.harness.report import rebuild
-    from ..experiments.harness.results import ResultsFolder
+    from ..experiments.harness.results import GAMES, ResultsFolder
     from ..experiments.harness.runner import ExperimentError
     from .experiment import experiment_module
 
@@ -51,6 +51,8 @@ def run(args) -> int:
         print("\n".join(tournament_page(path) for path in folders), end="")
         return 0
     for number, path in enumerate(folders):
+        if not (path / GAMES).is_file() and _experiment_without_games(path):
+            continue
         result = rebuild(path)
         written = ["report.md", "report-*.png"]
         experiment = ResultsFolder.open(path).config().get("experiment")  # an object, if any (rebuild checks)
@@ -67,3 +69,20 @@ def run(args) -> int:
         print(result.table())
         print(f"report: {path} ({', '.join(written)})", file=sys.stderr)
     return 0
+
+
+def _experiment_without_games(path) -> bool:
+    """An experiment that plays no tournament (``exploitability``): its own files written again
+    by its module's ``rebuild``; ``False`` for any other folder."""
+    from ..experiments.harness.results import CONFIG, ExperimentFolder
+    from .experiment import experiment_module
+
+    config = ExperimentFolder(path).read(CONFIG) or {}
+    experiment = config.get("experiment") if isinstance(config, dict) else None
+    kind = experiment.get("kind") if isinstance(experiment, dict) else None
+    module = experiment_module(kind) if isinstance(kind, str) else None
+    if module is None or not getattr(module, "PLAYS_NO_TOURNAMENT", False):
+        return False
+    module.rebuild(path)
+    print(f"report: {path} ({kind}.*)", file=sys.stderr)
+    return True
