@@ -183,7 +183,11 @@ class Aluette(Game):
         return frozenset(int(c) for c in K.DECK_ORDER[: self.options["cards"]])
 
     def _deck_text(self) -> str:
-        return "the cards " + " ".join(self.deck.name(int(c)) for c in K.DECK_ORDER[: self.options["cards"]])
+        cards = self.options["cards"]
+        text = f"the first {cards} cards of the order of docs/rules.md §4.11"
+        if cards <= 12:
+            text += ": " + " ".join(self.deck.name(int(c)) for c in K.DECK_ORDER[:cards])
+        return text
 
     def deal_count(self) -> int:
         cards, hand = self.options["cards"], self.options["hand"]
