@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from math import factorial
 
 import numpy as np
 import pytest
@@ -544,3 +545,276 @@ def test_pure_reference_playouts_obey_the_rules():
     assert pure.trick_winner(["Ab", "Ae", "4o", "4c"]) is None
 
 
+
+
+# ------------------------------------------------------------------ small variants (§4.11-§4.13)
+
+SMALL_ORDER = ["3o", "Ao", "Ac", "Ab", "Ae", "3c", "Ko", "Kc", "Kb", "Ke", "2o", "No", "Nc", "Nb", "Ne", "2c",
+               "Jo", "Jc", "Jb", "Je", "9c", "9b", "9e", "9o", "8o", "8c", "8b", "8e", "2b", "7o", "7c", "7b",
+               "7e", "2e", "6o", "6c", "6b", "6e", "5o", "5c", "5b", "5e", "4o", "4c", "4b", "4e", "3b", "3e"]
+"""The order of docs/rules.md §4.11, written out independently of the engine."""
+
+
+def small_record(cards: int, hand: int, tricks: list[tuple[list[str], int | None]], dealer: int = 0) -> dict:
+    """A record of one deal of the variant ``cards``/``hand`` from its tricks, as
+    :func:`scripted_deal` makes them; the deck's cards not played are its undealt ones."""
+    hands: list[list[str]] = [[] for _ in range(4)]
+    leader = (dealer + 1) % 4
+    actions = []
+    for trick, winner in tricks:
+        for k, c in enumerate(trick):
+            hands[(leader + k) % 4].append(c)
+        actions.extend(trick)
+        if winner is not None:
+            leader = winner
+    assert all(len(h) == hand for h in hands) and len(set(actions)) == len(actions)
+    undealt = [c for c in SMALL_ORDER[:cards] if c not in actions]
+    deal = {"dealer": dealer, "hands": hands, "actions": actions}
+    if undealt:
+        deal["undealt"] = undealt
+    options = {"first_dealer": dealer, "cards": cards, "hand": hand}
+    return {"game": "aluette", "options": options, "deals": [deal]}
+
+
+def test_a_small_deck_is_the_first_cards_of_the_order_with_unique_and_equal_cards():
+    """docs/rules.md §4.11, §4.12: the deck of cards=k is the first k cards of the order, each keeping
+    its class; with cards=8 it is 3o, the four aces, 3c, Ko and Kc. The eight strongest cards are all
+    unique (a deck of them could never spoil a trick), but every deck of the order from four cards on has
+    two equal cards and a unique card above them."""
+    assert sorted(SMALL_ORDER) == sorted(ALUETTE_DECK.names(ALUETTE_DECK.all_mask))
+    assert all(len(cls) == 1 for cls in CLASSES[:8])
+    for cards in range(4, 49):
+        game = make_game("aluette", cards=cards, hand=min(cards // 4, 9))
+        deck = {ALUETTE_DECK.name(c) for c in game.cards_in_play()}
+        assert deck == set(SMALL_ORDER[:cards]), cards
+        classes = [[c for c in cls if c in deck] for cls in CLASSES]
+        pair = next(k for k, cls in enumerate(classes) if len(cls) >= 2)
+        assert any(len(cls) == 1 and len(CLASSES[k]) == 1 for k, cls in enumerate(classes[:pair])), cards
+    eight = make_game("aluette", cards=8, hand=2)
+    assert sorted(eight.deck.name(c) for c in eight.cards_in_play()) == sorted(["3o", "Ao", "Ac", "Ab", "Ae",
+                                                                                 "3c", "Ko", "Kc"])
+    assert strength("Ko") == strength("Kc") and trick_winner(["Ko", "Ao", "Kc", "Ac"], leader=0) is None
+
+
+def test_a_small_variant_deals_hand_cards_from_its_deck_and_lists_the_rest_as_undealt():
+    """docs/rules.md §4.11: with cards=9 and hand=2 every seat gets two cards of the nine, and the one
+    left lies unused: nobody sees it, and the record lists it as undealt (never a card out of the deck)."""
+    game = make_game("aluette", cards=9, hand=2)
+    deck = set(SMALL_ORDER[:9])
+    for seed in range(40):
+        state = game.new_match(seed=seed)
+        hands = [ALUETTE_DECK.names(int(state.array[K.HANDS + s])) for s in range(4)]
+        assert all(len(h) == 2 and set(h) <= deck for h in hands)
+        record = game.deal_to_json(state.deals[-1].vector)
+        held = {c for h in hands for c in h}
+        assert len(record["undealt"]) == 1 and set(record["undealt"]) == deck - held
+        assert ALUETTE_DECK.names(int(state.array[K.UNDEALT])) == record["undealt"]
+        for seat in range(4):
+            view = state.view(seat)
+            assert view["hand_sizes"] == [2, 2, 2, 2]
+            assert record["undealt"][0] not in json.dumps(view)
+    assert make_game("aluette", cards=8, hand=2).deal_to_json(
+        make_game("aluette", cards=8, hand=2).new_match(seed=1).deals[-1].vector).keys() == {"hands"}
+
+
+def test_every_small_deal_is_equally_likely_and_listed_once():
+    """docs/rules.md §4.11, §0.6: cards=8, hand=2 has 8! / 2!^4 = 2,520 deals and cards=9, hand=2
+    9! / (2!^4 1!) = 22,680, each listed once by all_deals; seeded deals fall on them uniformly (a
+    chi-squared check on the hand of seat 0, C(8, 2) = 28 hands)."""
+    for cards, count in ((8, 2520), (9, 22680)):
+        game = make_game("aluette", cards=cards, hand=2)
+        assert game.deal_count() == count
+        deals = set()
+        for vector in game.all_deals():
+            assert sorted(vector.tolist()) == list(range(48))
+            deals.add(tuple(frozenset(vector[2 * s : 2 * s + 2].tolist()) for s in range(4)))
+            assert set(vector[: cards].tolist()) == set(game.cards_in_play())
+        assert len(deals) == count
+    assert make_game("aluette").deal_count() == factorial(48) // (factorial(9) ** 4 * factorial(12))
+    game = make_game("aluette", cards=8, hand=2)
+    counts: dict[int, int] = {}
+    draws = 5600
+    for seed in range(draws):
+        hand = int(game.new_match(seed=seed).array[K.HANDS])
+        counts[hand] = counts.get(hand, 0) + 1
+    assert len(counts) == 28
+    expected = draws / 28
+    chi2 = sum((n - expected) ** 2 / expected for n in counts.values())
+    assert chi2 < 55.5  # the 99.9% point of chi-squared with 27 degrees of freedom
+
+
+def test_a_small_deal_is_hand_tricks_spoiled_ones_included():
+    """docs/rules.md §4.11, §4.5: a deal of hand=2 ends after two tricks even when one was pourri (its
+    leader led again); random deals of hand=2 and 3 always end after 4 x hand cards."""
+    tricks = [(["Ao", "Ko", "Ac", "Kc"], None),  # led by seat 1: two aces tie, pourri
+              (["3o", "Ab", "3c", "Ae"], 1)]  # seat 1 leads again and wins
+    state = load_record(small_record(8, 2, tricks))
+    assert state.deals[-1].trick_winners == [None, 1]
+    assert state.deal_pending and state.dealer == 1 and state.deal_number == 1
+    for cards, hand in ((8, 2), (12, 3), (9, 2)):
+        game = make_game("aluette", cards=cards, hand=hand)
+        for seed in range(20):
+            state = game.new_match(seed=seed)
+            rng = np.random.default_rng(seed)
+            plays = 0
+            while not state.deal_pending:
+                legal = state.legal_actions()
+                state.apply(legal[int(rng.integers(len(legal)))])
+                plays += 1
+            assert plays == 4 * hand and len(state.deals[-1].trick_winners) == hand
+
+
+def test_the_deal_winner_and_mordienne_in_a_short_deal():
+    """docs/rules.md §4.13, §4.6, §4.7: with hand tricks for nine, most tricks wins, ties to who got there
+    first, nobody scores when all are pourri; Mordienne is a run of at least two tricks ending with the
+    last: taking both tricks of hand=2, never in hand=1, the last two of hand=3."""
+    cases = [
+        (8, 2, [(["3o", "Ko", "Ac", "Kc"], 1), (["3c", "Ab", "Ae", "Ao"], 1)], [1, 1], [0, 2, 0, 2]),
+        (8, 2, [(["Ao", "Ko", "Ac", "Kc"], None), (["3o", "Ab", "3c", "Ae"], 1)], [None, 1], [0, 1, 0, 1]),
+        (8, 2, [(["Ko", "3c", "Ac", "Kc"], 2), (["Ao", "Ab", "3o", "Ae"], 0)], [2, 0], [1, 0, 1, 0]),
+        (10, 2, [(["Ao", "Ko", "Ac", "Kc"], None), (["Ab", "Kb", "Ae", "Ke"], None)], [None, None], [0] * 4),
+        (4, 1, [(["Ao", "3o", "Ac", "Ab"], 2)], [2], [1, 0, 1, 0]),
+        (12, 3, [(["3o", "Ko", "Kc", "Kb"], 1), (["Ao", "3c", "Ac", "Ab"], 2), (["2o", "Ae", "Ke", "No"], 2)],
+         [1, 2, 2], [2, 0, 2, 0]),
+        (12, 3, [(["3o", "Ko", "Kc", "Kb"], 1), (["Ao", "3c", "Ac", "Ab"], 2), (["Ae", "Ke", "No", "2o"], 1)],
+         [1, 2, 1], [0, 1, 0, 1]),
+    ]
+    out = np.zeros(4)
+    for cards, hand, tricks, winners, points in cases:
+        state = load_record(small_record(cards, hand, tricks))
+        assert state.deals[-1].trick_winners == winners, tricks
+        assert state.deal_points == points, tricks
+        contract.returns(state.array, OBJECTIVE_DEAL, out)
+        assert list(out) == [(p - q + 2) / 4 for p, q in zip(points, points[1:] + points[:1])]
+
+
+def test_small_variant_options_records_and_views_outside_the_deck_are_one_line_errors():
+    """docs/rules.md §4.11: four hands may not need more cards than the deck has; a record or view
+    naming a card out of the deck is refused, and so is an 'undealt' that is not the deck's rest."""
+    with pytest.raises(OptionError, match=r"^aluette option hand=3 is too many: a deck of 8 cards has 2 a "):
+        make_game("aluette", cards=8, hand=3)
+    with pytest.raises(OptionError, match=r"aluette option cards=3 is out of range \(4\.\.48"):
+        make_game("aluette", cards=3, hand=1)
+    game = make_game("aluette", cards=8, hand=2)
+    with pytest.raises(InvalidRecordError, match="2o is not in the deck"):
+        game.deal_from_json({"hands": [["3o", "Ao"], ["Ac", "Ab"], ["Ae", "3c"], ["Ko", "2o"]]})
+    good = {"hands": [["3o", "Ao"], ["Ac", "Ab"], ["Ae", "3c"], ["Ko", "Kc"]]}
+    assert game.deal_to_json(game.deal_from_json(good)) == good
+    with pytest.raises(InvalidRecordError, match="'undealt' must be the cards of the deck not dealt: none"):
+        game.deal_from_json(dict(good, undealt=["2o"]))
+    game9 = make_game("aluette", cards=9, hand=2)
+    with pytest.raises(InvalidRecordError, match="'undealt' must be the cards of the deck not dealt: Kb"):
+        game9.deal_from_json(dict(good, undealt=["2o"]))
+    state = game.new_match(seed=3)
+    view = state.view(state.to_move)
+    view["hand"][0] = "2o"
+    with pytest.raises(InvalidViewError, match="2o is not in the deck of these options"):
+        game.state_from_view(view)
+    state = load_record(small_record(8, 2, [(["3o", "Ko", "Ac", "Kc"], 1), (["3c", "Ab", "Ae", "Ao"], 1)]))
+    view = state.view(0)
+    with pytest.raises(InvalidViewError, match="trick indices 0..1 or null"):
+        game.state_from_view(dict(view, first_win=[None, 2, None, None]))
+    with pytest.raises(InvalidViewError, match="deal_points"):
+        game.state_from_view(dict(view, deal_points=[0, 1, 0, 1], totals=[0, 1, 0, 1]))
+    assert game.state_from_view(view).view(0) == view
+
+
+def test_a_small_variant_deals_hidden_cards_only_from_its_deck():
+    """docs/rules.md §4.11: the cards a seat cannot see, dealt again by determinize or from a view, come
+    from the deck in play (its unused card included), never from out of it."""
+    game = make_game("aluette", cards=9, hand=2)
+    deck = sum(1 << c for c in game.cards_in_play())
+    for seed in range(50):
+        state = game.new_match(seed=seed)
+        world = state.array.copy()
+        K.determinize(world, 0, make_rng(seed))
+        held = [int(world[K.HANDS + s]) for s in range(4)]
+        assert held[0] == int(state.array[K.HANDS])
+        assert all(h & ~deck == 0 and bin(h).count("1") == 2 for h in held)
+        assert int(world[K.UNDEALT]) & ~deck == 0 and bin(int(world[K.UNDEALT])).count("1") == 1
+        rebuilt = game.state_from_view(state.view(1), seed=seed).array
+        assert all(int(rebuilt[K.HANDS + s]) & ~deck == 0 for s in range(4))
+        assert int(rebuilt[K.UNDEALT]) & ~deck == 0 and bin(int(rebuilt[K.UNDEALT])).count("1") == 1
+
+
+def test_the_heuristic_counts_unseen_cards_only_from_the_deck():
+    """docs/rules.md §4.11: the heuristic scores a small variant's position as it would the same position
+    of a 48-card deck in which the cards out of the small deck were already played: they are not unseen
+    cards that could beat or tie its card. Counted as unseen, they would change its scores."""
+    game = make_game("aluette", cards=9, hand=2)
+    out_of_deck = sum(1 << c for c in range(48)) & ~sum(1 << c for c in game.cards_in_play())
+    differ = 0
+    for seed in range(30):
+        state = game.new_match(seed=seed)
+        hand = ALUETTE_DECK.names(int(state.array[K.HANDS + state.to_move]))
+        cards = [ALUETTE_DECK.parse(c) for c in hand]
+        small, whole, blind = np.zeros(48), np.zeros(48), np.zeros(48)
+        K.card_scores(state.array, small)
+        played = state.array.copy()
+        played[K.DECK] = int(K.ALL_CARDS)
+        played[K.GONE] |= out_of_deck
+        K.card_scores(played, whole)
+        assert [small[c] for c in cards] == [whole[c] for c in cards]
+        unseen = state.array.copy()
+        unseen[K.DECK] = int(K.ALL_CARDS)
+        K.card_scores(unseen, blind)
+        differ += [small[c] for c in cards] != [blind[c] for c in cards]
+    assert differ > 0
+
+
+def test_a_small_variants_history_replays_in_worlds_of_its_deck():
+    """docs/rules.md §4.11: beliefs rebuild the deal of a small variant's world (its hands, its unused
+    cards, then the cards out of the deck) and replay the seat's history in it."""
+    from slagwerk.search.belief import infer
+
+    game = make_game("aluette", cards=12, hand=3)
+    checked = 0
+    for seed in range(12):
+        state = game.new_match(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(int(rng.integers(1, 10))):
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+        seat = state.to_move
+        view = state.view(seat)
+        rebuilt = game.state_from_view(view, seed=seed)
+        script = rebuilt.game.replay_script(view)
+        belief = infer(rebuilt, script, seat, temperature=float("inf"), particles=4, seed=seed)
+        assert belief.agreed == 4 and belief.worlds is not None
+        for world in belief.worlds:
+            # the world keeps the seat's view (the history is the state's log, which a bare array lacks)
+            assert {**game.state_from_array(world).view(seat), "history": []} == {**view, "history": []}
+            held = [int(world[K.HANDS + s]) for s in range(4)]
+            assert held[seat] == int(state.array[K.HANDS + seat])
+            assert all(h & ~sum(1 << c for c in game.cards_in_play()) == 0 for h in held)
+        checked += 1
+    assert checked == 12
+
+
+def test_a_small_variant_through_the_openspiel_adapter():
+    """docs/rules.md §4.11 through the adapter: chance deals only the deck in play card by card (the last
+    hand is what is left when the whole deck is dealt), a whole deal is one of deal_count() equally likely
+    outcomes with chance=deal, and pyspiel's random simulation plays both to the end."""
+    pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (extra 'openspiel')")
+    import pyspiel
+
+    from slagwerk.envs import openspiel as sw_openspiel
+
+    for cards, drawn in ((8, 6), (9, 8)):
+        game = sw_openspiel.load_game("aluette", objective="deal", cards=cards, hand=2)
+        state = game.new_initial_state()
+        n = 0
+        while state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            assert len(outcomes) == cards - n
+            assert {state.action_to_string(c).split()[1] for c, _ in outcomes} <= set(SMALL_ORDER[:cards])
+            assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+            state.apply_action(outcomes[-1][0])
+            n += 1
+        assert n == drawn and len(state.legal_actions()) == 2
+        pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+    game = sw_openspiel.load_game("aluette", objective="deal", chance="deal", cards=8, hand=2)
+    outcomes = game.new_initial_state().chance_outcomes()
+    assert game.max_chance_outcomes() == len(outcomes) == make_game("aluette", cards=8, hand=2).deal_count()
+    assert len({p for _, p in outcomes}) == 1 and sum(p for _, p in outcomes) == pytest.approx(1.0)
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)

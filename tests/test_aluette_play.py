@@ -74,7 +74,7 @@ def _check_random_matches(rng, matches, first_dealer, stats):
     else the number of the first broken one. ``stats`` counts deals, Mordiennes
     and spoiled tricks."""
     state = np.zeros(K.STATE_SIZE, np.int64)
-    options = np.array([first_dealer], np.int64)
+    options = np.array([first_dealer, K.DECK_SIZE, K.HAND_SIZE], np.int64)  # the full game
     deal = np.zeros(K.DEAL_SIZE, np.int64)
     winners = np.zeros(9, np.int64)
     for _ in range(matches):
@@ -160,7 +160,7 @@ def test_random_play_produces_mordiennes_and_spoiled_tricks():
 @njit(cache=True)
 def _kernel_match(seed_rng, first_dealer):
     state = np.zeros(K.STATE_SIZE, np.int64)
-    K.init_match(state, np.array([first_dealer], np.int64))
+    K.init_match(state, np.array([first_dealer, K.DECK_SIZE, K.HAND_SIZE], np.int64))  # the full game
     deal = np.zeros(K.DEAL_SIZE, np.int64)
     while state[PHASE] != PHASE_MATCH_OVER:
         if state[PHASE] == PHASE_DEAL_PENDING:

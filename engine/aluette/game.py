@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import combinations
+from math import comb
 
 import numpy as np
 
-from ...errors import InvalidViewError, brief
+from ...errors import InvalidRecordError, InvalidViewError, OptionError, brief
 from ..cards import ALUETTE_DECK
 from ..game import DealLog, Game, State
 from ..state import PHASE_DEAL_PENDING, PHASE_MATCH_OVER, PHASE_PLAY
@@ -130,16 +133,92 @@ class Aluette(Game):
 
     # ---------------------------------------------------------------- deals
     def deal_to_json(self, vector: np.ndarray) -> dict:
-        return self.hands_to_json(vector, K.N_SEATS, K.HAND_SIZE)
+        """The hands and the deck's cards not dealt as ``undealt`` (the twelve of the full game;
+        a small variant's cards out of its deck are never listed, §4.11)."""
+        record = self.hands_to_json(vector, K.N_SEATS, self.options["hand"])
+        unused = [name for name in record.pop("undealt", []) if self.in_play(self.deck.parse(name))]
+        if unused:
+            record["undealt"] = unused
+        return record
 
     def deal_from_json(self, deal: dict) -> np.ndarray:
-        return self.hands_from_json(deal, K.N_SEATS, K.HAND_SIZE)
+        hand = self.options["hand"]
+        if self.options["cards"] == K.DECK_SIZE:  # every card in play: the plain hands and undealt
+            return self.hands_from_json(deal, K.N_SEATS, hand)
+        deal = dict(deal)
+        undealt = deal.pop("undealt", None)
+        vector = self.hands_from_json(deal, K.N_SEATS, hand)
+        dealt = [int(c) for c in vector[: K.N_SEATS * hand]]
+        outside = [c for c in dealt if not self.in_play(c)]
+        if outside:
+            raise InvalidRecordError(f"{self.deck.name(outside[0])} is not in the deck of {self!r} "
+                                     f"({self._deck_text()})")
+        rest = [c for c in self.cards_in_play() if c not in dealt]
+        if undealt is not None:
+            unused = self.deck.parse_many(undealt, what="'undealt'")
+            if sorted(unused) != rest:
+                raise InvalidRecordError(f"'undealt' must be the cards of the deck not dealt: "
+                                         f"{' '.join(self.deck.name(c) for c in rest) or 'none'}")
+            rest = unused
+        out_of_play = [c for c in range(K.DECK_SIZE) if not self.in_play(c)]
+        return np.array([*dealt, *rest, *out_of_play], dtype=np.int64)
+
+    # ---------------------------------------------------- small variants
+    def _check_options(self):
+        super()._check_options()
+        cards, hand = self.options["cards"], self.options["hand"]
+        if K.N_SEATS * hand > cards:
+            raise OptionError(f"aluette option hand={hand} is too many: a deck of {cards} cards has "
+                              f"{cards // K.N_SEATS} a player at most")
+
+    def cards_in_play(self) -> list[int]:
+        return sorted(self._deck)
+
+    def in_play(self, card: int) -> bool:
+        """Whether ``card`` is in the deck of this game's options (§4.11)."""
+        return card in self._deck
+
+    @cached_property
+    def _deck(self) -> frozenset[int]:
+        return frozenset(int(c) for c in K.DECK_ORDER[: self.options["cards"]])
+
+    def _deck_text(self) -> str:
+        cards = self.options["cards"]
+        text = f"the first {cards} cards of the order of docs/rules.md §4.11"
+        if cards <= 12:
+            text += ": " + " ".join(self.deck.name(int(c)) for c in K.DECK_ORDER[:cards])
+        return text
+
+    def deal_count(self) -> int:
+        cards, hand = self.options["cards"], self.options["hand"]
+        count = 1
+        for seat in range(K.N_SEATS):
+            count *= comb(cards - seat * hand, hand)
+        return count
+
+    def all_deals(self):
+        """Every deal of the deck in play: the four hands as sets, seat by seat, each vector
+        followed by the deck's unused cards and then the cards out of it."""
+        cards, hand = self.cards_in_play(), self.options["hand"]
+        out_of_play = [c for c in range(K.DECK_SIZE) if not self.in_play(c)]
+
+        def hands(left, seats):
+            if seats == 0:
+                yield [], left
+                return
+            for first in combinations(left, hand):
+                rest = [c for c in left if c not in first]
+                for others, unused in hands(rest, seats - 1):
+                    yield [*first, *others], unused
+
+        for dealt, unused in hands(cards, K.N_SEATS):
+            yield np.array([*dealt, *unused, *out_of_play], dtype=np.int64)
 
     # ---------------------------------------------------------------- views
     def view(self, state: State, seat: int) -> dict:
         """What ``seat`` knows: its hand, every played card, the tricks won so far.
 
-        ``first_win`` / ``last_win`` give per seat the index (0..8) of its
+        ``first_win`` / ``last_win`` give per seat the index (0..8 in the full game) of its
         first and latest won trick of this deal (``null`` when none): the
         latest one settles ties for most tricks, the first one Mordienne.
         """
@@ -167,9 +246,14 @@ class Aluette(Game):
         """A non-empty ``history`` must agree with the other fields and is kept
         as the state's log; an empty one is accepted."""
         hand, trick, played = want_disjoint_cards(view, ("hand", "trick", "played"), self.deck)
-        won = want_int_list(view, "tricks_won", K.N_SEATS, 0, K.TRICKS_PER_DEAL)
-        first = _want_indices(view, "first_win")
-        last = _want_indices(view, "last_win")
+        outside = [c for c in hand + trick + played if not self.in_play(c)]
+        if outside:
+            raise InvalidViewError(f"{self.deck.name(outside[0])} is not in the deck of these options "
+                                   f"({self._deck_text()})")
+        tricks = self.options["hand"]  # tricks per deal
+        won = want_int_list(view, "tricks_won", K.N_SEATS, 0, tricks)
+        first = _want_indices(view, "first_win", tricks)
+        last = _want_indices(view, "last_win", tricks)
         leader, to_move = view["leader"], view["to_move"]
         tricks_done, deal_number = view["tricks_done"], view["deal_number"]
         complete = to_move is None
@@ -178,12 +262,12 @@ class Aluette(Game):
             raise InvalidViewError(
                 f"deal_number {deal_number} is past the match's {K.DEALS_PER_MATCH} deals"
             )
-        if complete and (tricks_done != K.TRICKS_PER_DEAL or trick):
+        if complete and (tricks_done != tricks or trick):
             raise InvalidViewError(
                 f"nobody is to move, yet the deal is unfinished ({tricks_done} tricks done)"
             )
-        if not complete and tricks_done == K.TRICKS_PER_DEAL:
-            raise InvalidViewError(f"seat {to_move} cannot be to move: all nine tricks are done")
+        if not complete and tricks_done >= tricks:
+            raise InvalidViewError(f"seat {to_move} cannot be to move: all {tricks} tricks are done")
         match_over = complete and deal_number == K.DEALS_PER_MATCH
         # After a deal is scored the state already names the next dealer.
         deal_dealer = (view["dealer"] - 1) % K.N_SEATS if complete and not match_over else view["dealer"]
@@ -199,8 +283,8 @@ class Aluette(Game):
             )
         check_trick_turn(view, trick, K.N_SEATS)
         check_complete_tricks(played, tricks_done, K.N_SEATS)
-        sizes = one_card_trick_hand_sizes(view, hand, trick, K.HAND_SIZE, K.N_SEATS)
-        _check_points(view, won, first, last, complete, deal_number)
+        sizes = one_card_trick_hand_sizes(view, hand, trick, tricks, K.N_SEATS)
+        _check_points(view, won, first, last, complete, deal_number, tricks)
         phase, outcome = PHASE_PLAY, None
         if match_over:
             mine, theirs = view["totals"][0], view["totals"][1]
@@ -215,6 +299,7 @@ class Aluette(Game):
 
     def _write_view(self, array: np.ndarray, view: dict, parts: _AluetteView, seed: int) -> None:
         known = set(parts.hand) | set(parts.trick) | set(parts.played)
+        known |= {c for c in range(K.DECK_SIZE) if not self.in_play(c)}  # never dealt: not hidden
         masks, leftover = deal_hidden(view["seat"], parts.hand, known, K.DECK_SIZE, parts.sizes, seed)
         array[K.HANDS : K.HANDS + K.N_SEATS] = masks
         array[K.UNDEALT] = sum(1 << c for c in leftover)
@@ -253,20 +338,21 @@ class Aluette(Game):
 # ------------------------------------------------------------------ helpers
 
 
-def _want_indices(view: dict, key: str) -> list[int | None]:
-    """Per-seat trick indices 0..8 or ``null``."""
+def _want_indices(view: dict, key: str, tricks: int) -> list[int | None]:
+    """Per-seat trick indices ``0..tricks-1`` (0..8 in the full game) or ``null``."""
     value = view[key]
     if (
         not isinstance(value, list)
         or len(value) != K.N_SEATS
         or any(
             v is not None
-            and (isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < K.TRICKS_PER_DEAL)
+            and (isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < tricks)
             for v in value
         )
     ):
         raise InvalidViewError(
-            f"view field {key!r} must be {K.N_SEATS} trick indices 0..8 or null, not {brief(value)}"
+            f"view field {key!r} must be {K.N_SEATS} trick indices 0..{tricks - 1} or null, "
+            f"not {brief(value)}"
         )
     return value
 
@@ -296,7 +382,7 @@ def _check_trick_record(won, first, last, tricks_done) -> None:
             taken[index] = s
 
 
-def _check_points(view, won, first, last, complete, deal_number) -> None:
+def _check_points(view, won, first, last, complete, deal_number, tricks) -> None:
     """Deal points and totals must fit the tricks and the deals played."""
     points, totals = view["deal_points"], view["totals"]
     for s in range(2):
@@ -310,7 +396,7 @@ def _check_points(view, won, first, last, complete, deal_number) -> None:
             scratch[K.TRICKS_WON + s] = won[s]
             scratch[K.FIRST_WIN + s] = -1 if first[s] is None else first[s]
             scratch[K.LAST_WIN + s] = -1 if last[s] is None else last[s]
-        winner, score = K.deal_winner(scratch, K.TRICKS_PER_DEAL)
+        winner, score = K.deal_winner(scratch, tricks)
         expected = [0] * K.N_SEATS
         if winner >= 0:
             for s in range(K.N_SEATS):

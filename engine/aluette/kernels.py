@@ -8,6 +8,11 @@ strength class, ``18`` for Monsieur (``3o``) down to ``0`` for ``3b 3e``
 (class ``k`` of the rule book is strength ``19 - k``). An action is the
 index of the card played.
 
+Small variants (docs/rules.md §4.11) play with the first ``cards`` of
+:data:`DECK_ORDER` and ``hand`` cards each: ``init_match`` keeps the deck's
+card mask and the hand size in the state (``DECK``, ``DEALT_HAND``), and the
+kernels read them there; the full game is ``cards=48, hand=9``.
+
 Per deal the state keeps, for every seat, the tricks it won, the index of
 its first and of its latest won trick. The latest one settles ties for the
 most tricks (the seat that reached the number first won its latest trick
@@ -28,6 +33,7 @@ from ..bits import ONE, ZERO, bit, kth_bit, popcount, rand_below
 from ..common import (
     begin_deal,
     deal_hands,
+    draw_front,
     end_deal,
     end_match,
     end_trick,
@@ -35,7 +41,6 @@ from ..common import (
     init_header,
     left_of,
     match_outcome_reward,
-    shuffle_first,
     start_play,
     team_of,
 )
@@ -126,24 +131,58 @@ STRONGER_MASKS = np.array(
 )
 """uint64[19]: the cards stronger than each strength."""
 
-OPTION_NAMES = ("first_dealer",)
+
+
+def _deck_order() -> np.ndarray:
+    """The order small variants take their deck in (docs/rules.md §4.11): the eight unique
+    cards of §4.3 in turn with the classes of equal cards, strongest first (Monsieur, the
+    aces, Madame, the kings, ...), then the classes of equal cards left; suits within a
+    class as §4.1 lists them. Every deck of four cards or more has a class of equal cards
+    and a stronger unique card."""
+    unique = [_card(RANK_3, SUIT_COINS), _card(RANK_3, SUIT_CUPS), _card(RANK_2, SUIT_COINS),
+              _card(RANK_2, SUIT_CUPS), _card(RANK_9, SUIT_CUPS), _card(RANK_9, SUIT_COINS),
+              _card(RANK_2, SUIT_CLUBS), _card(RANK_2, SUIT_SWORDS)]
+    suits = (SUIT_COINS, SUIT_CUPS, SUIT_CLUBS, SUIT_SWORDS)
+    shared = [[_card(rank, s) for s in suits] for rank in (RANK_A, RANK_K, RANK_N, RANK_J)]
+    shared.append([_card(RANK_9, SUIT_CLUBS), _card(RANK_9, SUIT_SWORDS)])
+    shared += [[_card(rank, s) for s in suits] for rank in (6, 5, 4, 3, 2)]  # 8 7 6 5 4
+    shared.append([_card(RANK_3, SUIT_CLUBS), _card(RANK_3, SUIT_SWORDS)])
+    order = []
+    for k, cards in enumerate(shared):
+        if k < len(unique):
+            order.append(unique[k])
+        order.extend(cards)
+    if sorted(order) != list(range(DECK_SIZE)):
+        raise RuntimeError("the Aluette deck order must list all 48 cards once")
+    return np.array(order, dtype=np.int64)
+
+
+DECK_ORDER = _deck_order()
+"""int64[48]: every card, in the order a small variant's deck takes them (its first ``cards``)."""
+
+OPTION_NAMES = ("first_dealer", "cards", "hand")
 DEAL_SIZE = DECK_SIZE
-"""A deal vector lists the 48 cards: seat 0's nine, seat 1's, seat 2's, seat 3's,
-then the twelve cards that are not dealt."""
+"""A deal vector lists the 48 cards: seat 0's hand, seat 1's, seat 2's, seat 3's (nine each
+in the full game), then the cards of the deck not dealt (twelve in the full game), then a
+small variant's cards out of its deck (§4.11)."""
 MAX_ACTIONS = HAND_SIZE
 
 LAYOUT = build_layout(
     [
+        ("deck", 1),  # card mask of the deck in play: the first `cards` of DECK_ORDER (§4.11)
+        ("hand_size", 1),  # option `hand`: cards dealt to each seat, tricks per deal
         ("hands", N_SEATS),  # card mask per seat
-        ("undealt", 1),  # mask of the twelve unused cards (nobody sees them)
+        ("undealt", 1),  # mask of the deck's unused cards (twelve in the full game; nobody sees them)
         *card_play_fields(N_SEATS),
         ("tricks_won", N_SEATS),  # tricks each seat won this deal
-        ("first_win", N_SEATS),  # index (0..8) of the seat's first won trick, or -1
+        ("first_win", N_SEATS),  # index (0..8 in the full game) of the seat's first won trick, or -1
         ("last_win", N_SEATS),  # index of the seat's latest won trick, or -1
         ("spoiled", 1),  # spoiled (pourri) tricks this deal
     ]
 )
 STATE_SIZE = LAYOUT.size
+DECK = LAYOUT.offset["deck"]
+DEALT_HAND = LAYOUT.offset["hand_size"]
 HANDS = LAYOUT.offset["hands"]
 UNDEALT = LAYOUT.offset["undealt"]
 TRICK = LAYOUT.offset["trick"]
@@ -197,7 +236,7 @@ def deal_winner(state, tricks_done):
         Reads per seat ``TRICKS_WON``, ``FIRST_WIN`` and ``LAST_WIN`` (tricks
         won, index of the first and of the latest won trick, -1 when none).
     tricks_done : int
-        Tricks played (9 at the end of a deal).
+        Tricks played (``hand`` at the end of a deal: 9 in the full game).
 
     Returns
     -------
@@ -234,10 +273,15 @@ def deal_winner(state, tricks_done):
 def init_match(state, options):
     """Start a match in ``state`` (int64[STATE_SIZE], in place).
 
-    ``options`` is int64 ``[first_dealer]``. The state then waits for its
+    ``options`` is int64 ``[first_dealer, cards, hand]``. The state then waits for its
     first deal (``PHASE_DEAL_PENDING``).
     """
     init_header(state, GAME_ID, N_SEATS, options[0])
+    deck = ZERO
+    for k in range(options[1]):
+        deck |= bit(DECK_ORDER[k])
+    state[DECK] = np.int64(deck)
+    state[DEALT_HAND] = options[2]
 
 
 @njit(cache=True)
@@ -247,10 +291,24 @@ def random_deal(state, rng, out):
     ``rng`` is a ``uint64[1]`` generator. Dealing in batches of three from
     the dealer's left gives every seat a uniformly random nine, so a shuffle
     read seat by seat is the same distribution. The shuffle is a partial
-    Fisher-Yates: the 36 dealt cards are drawn one by one and the twelve
-    left over are the unused cards (order within a group is irrelevant).
+    Fisher-Yates of the deck in play: the dealt cards are drawn one by one
+    (36 in the full game) and the cards left over are the unused ones (order
+    within a group is irrelevant); when a small variant deals its whole deck,
+    the last hand is the cards left. Cards out of its deck follow, unshuffled.
     """
-    shuffle_first(out, DECK_SIZE, N_SEATS * HAND_SIZE, rng)
+    deck = np.uint64(state[DECK])
+    hand = state[DEALT_HAND]
+    n = 0
+    for card in range(DECK_SIZE):  # the deck in play first (all 48 in order in the full game)
+        if (deck >> np.uint64(card)) & ONE:
+            out[n] = card
+            n += 1
+    in_play = n
+    for card in range(DECK_SIZE):
+        if not (deck >> np.uint64(card)) & ONE:
+            out[n] = card
+            n += 1
+    draw_front(out, in_play, N_SEATS * hand if N_SEATS * hand < in_play else in_play - hand, rng)
 
 
 @njit(cache=True)
@@ -260,14 +318,13 @@ def apply_deal(state, deal):
     The dealer is already in ``state[DEALER]``; the player to its left leads.
     """
     begin_deal(state)
-    deal_hands(state, deal, HANDS, N_SEATS, HAND_SIZE)
+    deal_hands(state, deal, HANDS, N_SEATS, state[DEALT_HAND])
+    undealt = np.uint64(state[DECK])  # the deck's cards in no hand
     for seat in range(N_SEATS):
+        undealt &= ~np.uint64(state[HANDS + seat])
         state[TRICKS_WON + seat] = 0
         state[FIRST_WIN + seat] = -1
         state[LAST_WIN + seat] = -1
-    undealt = ZERO
-    for k in range(N_SEATS * HAND_SIZE, DECK_SIZE):
-        undealt |= bit(deal[k])
     state[UNDEALT] = np.int64(undealt)
     state[N_IN_TRICK] = 0
     state[GONE] = 0
@@ -290,7 +347,7 @@ def _finish_trick(state):
             state[FIRST_WIN + winner] = index
         state[LAST_WIN + winner] = index
     end_trick(state, winner)  # a spoiled trick keeps the same leader
-    if state[TRICKS_DONE] < TRICKS_PER_DEAL:
+    if state[TRICKS_DONE] < state[DEALT_HAND]:  # a deal is `hand` tricks, spoiled ones included
         state[TO_MOVE] = state[LEADER]
         return
     _score_deal(state)
@@ -342,7 +399,8 @@ def determinize(state, observer, rng):
     """Redeal every card ``observer`` cannot see, uniformly (in place).
 
     ``observer`` sees its own hand and every played card. The other three
-    hands and the twelve unused cards are pooled and dealt back with their
+    hands and the deck's unused cards (twelve in the full game; never cards
+    out of a small variant's deck) are pooled and dealt back with their
     sizes kept. Play is free, so it reveals nothing about who holds what.
     ``rng`` is a ``uint64[1]`` generator.
     """
@@ -521,7 +579,7 @@ def heuristic_action(state, rng):
        at the top). Opponents still to play are assumed to beat the trick
        whenever they hold a stronger card and to spoil it with an equal one;
        the chance that they hold one follows from the unseen cards (other
-       hands and the twelve unused cards, uniformly spread). A partner still
+       hands and the deck's unused cards, uniformly spread). A partner still
        to play who holds a stronger card is credited half a chance to rescue
        a trick the mover cannot take.
     2. **Outcome values.** A trick for the team is worth a little, one for
@@ -577,7 +635,7 @@ def _score_hand(state, out, by_card):
     team = team_of(seat)
     partner = (seat + 2) % N_SEATS
     hand = np.uint64(state[HANDS + seat])
-    unseen = ALL_CARDS & ~hand & ~np.uint64(state[GONE])
+    unseen = np.uint64(state[DECK]) & ~hand & ~np.uint64(state[GONE])
     n_unseen = popcount(unseen)
     top_unseen = np.int64(TOP_STRENGTH)
     while top_unseen >= 0 and unseen & STRENGTH_MASKS[top_unseen] == ZERO:
@@ -586,10 +644,12 @@ def _score_hand(state, out, by_card):
     sure_cards = popcount(hand & STRONGER_MASKS[top_unseen]) if top_unseen >= 0 else popcount(hand)
 
     index = state[TRICKS_DONE]
-    left = TRICKS_PER_DEAL - 1 - index  # tricks after this one
+    tricks = state[DEALT_HAND]  # tricks per deal: 9 in the full game
+    left = tricks - 1 - index  # tricks after this one
     urgency = 1.0 / (left + 1.0)
-    trick_weight = TRICK_WEIGHT * left / (TRICKS_PER_DEAL - 1.0)
-    card_cost = STRENGTH_COST * left / ((TRICKS_PER_DEAL - 1.0) * TOP_STRENGTH)
+    fading = max(tricks - 1.0, 1.0)  # a one-trick deal (hand=1) has nothing to fade
+    trick_weight = TRICK_WEIGHT * left / fading
+    card_cost = STRENGTH_COST * left / (fading * TOP_STRENGTH)
 
     # The trick so far and who still plays after the mover.
     leader = state[LEADER]
@@ -603,7 +663,7 @@ def _score_hand(state, out, by_card):
             best, best_count, best_seat = s, 1, (leader + k) % N_SEATS
         elif s == best:
             best_count += 1
-    follower_hand = TRICKS_PER_DEAL - index  # cards held by a seat yet to play
+    follower_hand = tricks - index  # cards held by a seat yet to play
     opponents_after = 0
     partner_after = False
     opponent_value = 0.0
@@ -705,18 +765,25 @@ def deal_from_world(world, template, rng, out):
     ``template`` is a deal vector with every card already played this deal in
     its player's block and -1 elsewhere; the -1 places of a seat's block take
     the cards it holds in ``world``, the undealt places the world's unused
-    cards (hidden cards never move in Aluette). False if the counts disagree.
+    cards (hidden cards never move in Aluette), and a small variant's last
+    places the cards out of its deck. False if the counts disagree.
     ``rng`` is not used.
     """
     for i in range(DEAL_SIZE):
         out[i] = template[i]
-    for seat in range(N_SEATS + 1):
+    hand = world[DEALT_HAND]
+    deck = np.uint64(world[DECK])
+    in_play = popcount(deck)
+    for seat in range(N_SEATS + 2):
         if seat < N_SEATS:
             cards = np.uint64(world[HANDS + seat])
-            start, size = seat * HAND_SIZE, HAND_SIZE
-        else:
+            start, size = seat * hand, hand
+        elif seat == N_SEATS:
             cards = np.uint64(world[UNDEALT])
-            start, size = N_SEATS * HAND_SIZE, DECK_SIZE - N_SEATS * HAND_SIZE
+            start, size = N_SEATS * hand, in_play - N_SEATS * hand
+        else:  # cards out of the deck (none in the full game)
+            cards = ALL_CARDS & ~deck
+            start, size = in_play, DECK_SIZE - in_play
         for k in range(size):
             if out[start + k] < 0:
                 if cards == ZERO:

@@ -2,8 +2,8 @@
 
 The contract is :mod:`slagwerk.engine.encoding`'s. The action index is the
 card index (48). The seat sees its hand, the cards played and who won which
-trick; the partner's hand and the twelve undealt cards are never read
-(docs/rules.md §4.2).
+trick; the partner's hand and the undealt cards are never read
+(docs/rules.md §4.2, §4.11).
 """
 
 from __future__ import annotations
@@ -65,8 +65,12 @@ DEAL_CHOICES = ()
 
 
 def dealt_positions(options) -> int:
-    """The four hands card by card; the twelve undealt cards follow."""
-    return N * K.HAND_SIZE
+    """The four hands card by card; the deck's undealt cards follow (twelve in the full game),
+    then a small variant's cards out of its deck (docs/rules.md §4.11). When a small variant
+    deals its whole deck, the last hand is what is left. ``options`` is the kernels' option
+    array ``[first_dealer, cards, hand]``."""
+    cards, hand = options[1], options[2]
+    return N * hand if N * hand < cards else cards - hand
 
 
 @njit(cache=True)
@@ -107,7 +111,7 @@ STEP_SIZE = sum(size for _, size in STEP_PARTS)
 
 def max_deal_steps(options) -> int:
     """Every dealt card is played, one action each."""
-    return N * K.HAND_SIZE
+    return N * options[2]
 
 
 @njit(cache=True)
