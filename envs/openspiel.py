@@ -21,8 +21,8 @@ score mapped to [-1, 1]).
   parameter ``chance="deal"`` a whole deal is one chance outcome instead,
   one for each distinct deal: exact algorithms then walk each deal once,
   not once per order of its cards. Only a game that lists its deals
-  (:meth:`~slagwerk.engine.game.Game.all_deals`: Coins' small variants,
-  docs/rules.md §1.10) offers it.
+  (:meth:`~slagwerk.engine.game.Game.all_deals`: small variants, docs/rules.md
+  §1.10 and §4.11) offers it.
 - Player actions are the game's compact action index
   (:mod:`slagwerk.engine.encoding`).
 - ``information_state_string(p)`` has perfect recall over the whole match:
