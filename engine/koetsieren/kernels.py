@@ -112,6 +112,10 @@ def _dealt_slot_tables():
 DEALT_SLOTS, DEALT_MASKS = _dealt_slot_tables()
 """``DEALT_SLOTS[hand, k]``: the ``k``-th slot (in slot order) a seat is dealt when it gets
 ``hand`` cards; ``DEALT_MASKS[hand]``: those slots as a live mask (``ALL_SLOTS`` for 5)."""
+SHARE_OF = np.array([[value / hand if hand else 0.0 for value in range(SLOTS_PER_SEAT + 1)]
+                     for hand in range(SLOTS_PER_SEAT + 1)])
+"""``SHARE_OF[hand, value]`` is ``value / hand`` (tricks or penalty points of a deal of
+``hand`` tricks), looked up rather than divided by a state field in the kernels."""
 LOSING_TOTAL = 10
 """The match ends after a deal in which some total reaches this."""
 MAX_PENALTY = MAX_BID
@@ -272,17 +276,18 @@ def random_deal(state, rng, out):
     particular order, which is all the rules need: nobody ever sees them. Cards out of
     a small variant's deck come last, unshuffled.
     """
-    deck = np.uint64(state[DECK])
-    n = 0
-    for card in range(DECK_SIZE):  # the deck in play first (all 32 in order in the full game)
-        if (deck >> np.uint64(card)) & ONE:
-            out[n] = card
-            n += 1
-    for card in range(DECK_SIZE):
-        if not (deck >> np.uint64(card)) & ONE:
-            out[n] = card
-            n += 1
-    draw_front(out, popcount(deck), state[N_PLAYERS] * state[DEALT_HAND], rng)
+    in_play = popcount(np.uint64(state[DECK]))
+    low = N_RANKS - (in_play >> 2)  # the lowest rank in play: the deck is the top ranks of each suit
+    k = 0
+    for suit in range(N_SUITS):  # the deck in play first (all 32 in order in the full game)
+        for rank in range(low, N_RANKS):
+            out[k] = suit * N_RANKS + rank
+            k += 1
+    for suit in range(N_SUITS):
+        for rank in range(low):
+            out[k] = suit * N_RANKS + rank
+            k += 1
+    draw_front(out, in_play, state[N_PLAYERS] * state[DEALT_HAND], rng)
 
 
 @njit(cache=True)
@@ -305,11 +310,12 @@ def apply_deal(state, deal):
             state[SLOTS + s * SLOTS_PER_SEAT + DEALT_SLOTS[hand, k]] = card
             dealt |= bit(card)
     state[UNDEALT] = np.int64(np.uint64(state[DECK]) & ~dealt)
+    for s in range(N_SEATS):
+        state[LIVE + s] = DEALT_MASKS[hand] if s < n else 0
     state[GONE] = 0
     state[TRUMP] = NO_TRUMP
     state[BID_SUM] = 0
     for s in range(N_SEATS):
-        state[LIVE + s] = DEALT_MASKS[hand] if s < n else 0
         state[BIDS + s] = NO_BID
         state[TRICKS_WON + s] = 0
     state[N_IN_TRICK] = 0
@@ -482,7 +488,7 @@ def returns(state, objective, out):
     if objective == OBJECTIVE_DEAL:
         most = state[DEALT_HAND]
         for s in range(state[N_PLAYERS]):
-            out[s] = 1.0 - state[DEAL_POINTS + s] / most
+            out[s] = 1.0 - SHARE_OF[most, state[DEAL_POINTS + s]]
     else:
         match_outcome_reward(state, out)
 

@@ -79,7 +79,7 @@ def dealt_positions(options) -> int:
 def observe(state, seat, out):
     out[:] = 0.0
     n = state[N_PLAYERS]
-    tricks = state[K.DEALT_HAND]  # of a deal: five, fewer in a small variant
+    tricks = state[K.DEALT_HAND]  # of a deal: five, fewer in a small variant (a share, not a division)
     for t in range(n):
         r = relative_seat(t, seat, n)
         out[PRESENT_AT + r] = 1.0
@@ -102,9 +102,9 @@ def observe(state, seat, out):
                 out[at + card] = 1.0
         bid = state[K.BIDS + t]
         out[BIDS_AT + r * BID_WIDTH + (0 if bid == K.NO_BID else bid + 1)] = 1.0
-        put_fraction(out, WON_AT + r, state[K.TRICKS_WON + t], tricks)
+        put_fraction(out, WON_AT + r, K.SHARE_OF[tricks, state[K.TRICKS_WON + t]], 1)
         put_fraction(out, TOTALS_AT + r, state[TOTALS + t], K.LOSING_TOTAL)
-        put_fraction(out, POINTS_AT + r, state[DEAL_POINTS + t], tricks)
+        put_fraction(out, POINTS_AT + r, K.SHARE_OF[tricks, state[DEAL_POINTS + t]], 1)
     put_one_hot(out, TRUMP_AT, state[K.TRUMP])
     phase = state[PHASE]
     leader = state[LEADER]
