@@ -537,7 +537,7 @@ class SlagwerkState(pyspiel.State):
                 if not 0 <= action < len(context.whole_deals):
                     return f"action {action}"
                 hands = context.game.deal_to_json(context.whole_deals[action])["hands"]
-                return "deal " + " | ".join(" ".join(hand) for hand in hands)
+                return "deal " + " | ".join(" ".join(_cards_of(hand)) for hand in hands)
             if self._drawn < context.draws:
                 return f"deal {context.game.deck.name(action)} to position {self._drawn}"
             return f"choose {action} for position {context.choices[self._drawn - context.draws][0]}"
@@ -634,6 +634,15 @@ class _Observer:
 _GAME_TYPES: dict[str, pyspiel.GameType] = {}
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
+
+
+def _cards_of(hand) -> list[str]:
+    """The cards of a record's hand in its order: a list of cards, or an object of slots
+    (Koetsieren's ``table``, ``forehead``, ``hidden``; a slot not dealt is null)."""
+    if isinstance(hand, dict):
+        return [card for value in hand.values() for card in (value if isinstance(value, list) else [value])
+                if card is not None]
+    return list(hand)
 
 
 def register(games=None) -> list[str]:

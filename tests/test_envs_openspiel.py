@@ -676,3 +676,40 @@ def test_nash_conv_is_the_same_with_whole_deals_as_card_by_card():
     game = sw_openspiel.load_game("coins", objective="deal", chance="deal", ranks=2, hand=2)
     nash_conv = exploitability.nash_conv(game, policy_lib.UniformRandomPolicy(game))
     assert nash_conv == pytest.approx(card_by_card, abs=1e-9)
+
+
+def test_a_small_koetsieren_deals_only_its_deck_one_slot_at_a_time():
+    """docs/rules.md §2.15 through the adapter: chance draws each dealt slot's card from the deck in
+    play only (A K of each suit), four draws for two players of two slots, and random play runs to
+    the end (pyspiel's own checks)."""
+    game = sw_openspiel.load_game("koetsieren", objective="deal", players=2, ranks=2, hand=2)
+    state = game.new_initial_state()
+    drawn = 0
+    while state.is_chance_node():
+        outcomes = state.chance_outcomes()
+        assert len(outcomes) == 8 - drawn
+        assert all(state.action_to_string(c).split()[1][0] in "AK" for c, _ in outcomes)
+        assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+        state.apply_action(outcomes[-1][0])
+        drawn += 1
+    assert drawn == 4 and state.legal_actions() == [5, 6, 7, 8]  # the trump maker names trump
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
+
+
+def test_a_whole_small_koetsieren_deal_is_one_chance_outcome():
+    """Issue #56's exact traversal on Koetsieren: players=2, ranks=2, hand=2 has one chance node of its
+    1,680 deals (docs/rules.md §2.15), each listed once and equally likely, and plays like the
+    card-by-card game (pyspiel's own random simulation checks)."""
+    game = sw_openspiel.load_game("koetsieren", objective="deal", chance="deal", players=2, ranks=2, hand=2)
+    state = game.new_initial_state()
+    outcomes = state.chance_outcomes()
+    assert game.max_chance_outcomes() == len(outcomes) == 1680
+    assert len({p for _, p in outcomes}) == 1 and sum(p for _, p in outcomes) == pytest.approx(1.0)
+    deals = {state.action_to_string(outcome) for outcome, _ in outcomes}
+    assert len(deals) == 1680 and all(card[0] in "AK" for deal in deals for card in deal.split()[1:]
+                                      if card != "|")
+    state.apply_action(17)
+    assert not state.is_chance_node() and len(state.legal_actions()) == 4
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
+    with pytest.raises(ValueError, match="deals: too many"):
+        sw_openspiel.load_game("koetsieren", chance="deal")

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from paths import EXAMPLES
+from slagwerk.agents import make
 from slagwerk.engine import (
     IllegalActionError,
     InvalidRecordError,
@@ -18,11 +19,13 @@ from slagwerk.engine import (
 )
 from slagwerk.engine.bits import make_rng
 from slagwerk.engine.cards import KOETSIEREN_DECK
+from slagwerk.engine.game import State
 from slagwerk.engine.koetsieren import kernels as K
 from slagwerk.engine.koetsieren import pure
 from slagwerk.engine.koetsieren.observation import OBSERVATION_SIZE, SLOT_WIDTH, SLOTS_AT, C, observe
-from slagwerk.engine.records import load_record, replay
-from slagwerk.engine.state import TOTALS
+from slagwerk.engine.records import load_record, record_of, replay
+from slagwerk.engine.replay import replay_in
+from slagwerk.engine.state import OBJECTIVE_DEAL, TOTALS
 
 card = KOETSIEREN_DECK.parse
 
@@ -505,3 +508,267 @@ def test_the_observation_shows_the_card_each_emptied_slot_played():
             at = SLOTS_AT + (r * K.SLOTS_PER_SEAT + slot) * SLOT_WIDTH
             assert list(np.flatnonzero(out[at : at + C])) == [card(text)]
             assert out[at + C] == 0.0
+
+
+# ------------------------------------------------------- small variants (§2.15)
+# Two players, the deck A K of each suit, two slots each (F1 and H). Dealer seat 0, so
+# seat 1 names trump, bids last and leads.
+SMALL = {"players": 2, "ranks": 2, "hand": 2}
+SMALL_HANDS = [
+    {"table": [None, None], "forehead": ["Ah", None], "hidden": "Kc"},
+    {"table": [None, None], "forehead": ["Kh", None], "hidden": "Ac"},
+]
+
+
+def small_record(actions, hands=None, undealt=None):
+    deal = {"dealer": 0, "hands": hands or copy.deepcopy(SMALL_HANDS), "actions": actions}
+    if undealt is not None:
+        deal["undealt"] = undealt
+    return {"game": "koetsieren", "options": dict(SMALL), "deals": [deal]}
+
+
+def _live_slots(state, seat):
+    return [slot for slot in range(K.SLOTS_PER_SEAT) if int(state.array[K.LIVE + seat]) >> slot & 1]
+
+
+def test_a_small_deck_is_the_top_ranks_of_each_suit():
+    """docs/rules.md §2.15: ranks=2 is A K of each suit, ranks=3 A K Q; every deal deals from it
+    alone, and its other cards are the undealt ones."""
+    game = make_game("koetsieren", **SMALL)
+    assert sorted(game.deck.name(c) for c in game.cards_in_play()) == sorted(
+        rank + suit for rank in "AK" for suit in "cdhs")
+    game = make_game("koetsieren", players=3, ranks=3, hand=2)
+    deck = {c for c in game.cards_in_play()}
+    assert sorted({game.deck.name(c)[0] for c in deck}) == ["A", "K", "Q"]
+    for seed in range(30):
+        state = game.new_match(seed=seed)
+        dealt = {int(state.array[K.SLOTS + at]) for at in range(15)} - {K.EMPTY_SLOT}
+        undealt = {c for c in range(32) if int(state.array[K.UNDEALT]) >> c & 1}
+        assert len(dealt) == 6 and dealt <= deck and undealt == deck - dealt
+
+
+@pytest.mark.parametrize("hand, slots", [(1, ["F1"]), (2, ["F1", "H"]), (3, ["T1", "F1", "H"]),
+                                         (4, ["T1", "F1", "F2", "H"]), (5, ["T1", "T2", "F1", "F2", "H"])])
+def test_a_small_hand_deals_the_slots_forehead_first(hand, slots):
+    """docs/rules.md §2.15 (Ruling: the slots are dealt forehead first): ``hand`` slots a seat, the first
+    of F1 H T1 F2 T2; the others stay empty all deal, null in every view, never played."""
+    game = make_game("koetsieren", players=3, ranks=5, hand=hand)
+    state = game.new_match(seed=hand)
+    for seat in range(3):
+        assert [K.SLOT_NAMES[s] for s in _live_slots(state, seat)] == slots
+        view = state.view(seat)
+        for seen in view["hands"]:
+            shown = dict(zip(K.SLOT_NAMES, [*seen["table"], *seen["forehead"], seen["hidden"]]))
+            assert [name for name, text in shown.items() if text is not None] == slots
+            assert seen["played"] == {}
+    state.apply("trump:s")
+    while state.phase != K.PHASE_PLAY:
+        state.apply(state.legal_actions()[0])
+    assert [K.SLOT_NAMES[a] for a in state.legal_actions()] == slots
+
+
+def test_one_slot_is_the_forehead_card_alone():
+    """docs/rules.md §2.15 (Ruling: the slots are dealt forehead first), §2.2: with hand=1 a player sees
+    no card of its own, only the others' foreheads, and plays its card blind."""
+    game = make_game("koetsieren", players=3, ranks=2, hand=1)
+    state = game.new_match(seed=5)
+    view = state.view(0)
+    assert view["hands"][0] == {"table": [None, None], "forehead": ["??", None], "hidden": None, "played": {}}
+    assert all(hand["forehead"][0] not in ("??", None) for hand in view["hands"][1:])
+    state.apply("trump:c")
+    state.apply("bid:0")
+    state.apply("bid:0")
+    assert state.legal_texts() == ["bid:0"]  # 0 + 0 + 1 would make the one trick: the hook
+    state.apply("bid:0")
+    assert state.view(1)["legal_actions"] == ["F1"]
+
+
+def test_a_small_deal_step_by_step_hook_tricks_and_penalty():
+    """docs/rules.md §2.15, §2.3 to §2.9: a deal of two slots has two tricks and bids 0 to 2; the hook
+    bars the trump maker's bid that makes the sum 2; penalty points are |bid - tricks| and the deal
+    objective is 1 - penalty / 2."""
+    game = make_game("koetsieren", **SMALL)
+    state = load_record(small_record([]))
+    assert state.to_move == 1 and state.legal_texts() == ["trump:c", "trump:d", "trump:h", "trump:s"]
+    state.apply("trump:c")
+    assert state.to_move == 0 and state.legal_texts() == ["bid:0", "bid:1", "bid:2"]
+    with pytest.raises(IllegalActionError, match="not a bid: bids are bid:0 .. bid:2"):
+        state.apply("bid:3")
+    state.apply("bid:1")
+    assert state.to_move == 1 and state.legal_texts() == ["bid:0", "bid:2"]
+    assert game.barred_actions(state) == ["bid:1"]
+    with pytest.raises(IllegalActionError, match="may not bring the sum of the bids to 2"):
+        state.apply("bid:1")
+    state.apply("bid:2")
+    assert state.to_move == 1 and state.view(1)["legal_actions"] == ["F1", "Ac"]
+    for text in ("Kh", "Kc"):  # seat 1 leads hearts blind; seat 0's hidden king of clubs trumps it
+        state.apply(text)
+    assert state.deals[0].trick_winners == [0] and state.to_move == 0
+    for text in ("Ah", "Ac"):  # seat 0's blind ace of hearts; seat 1 trumps with the ace of clubs
+        state.apply(text)
+    assert state.deals[0].trick_winners == [0, 1] and state.deal_pending and state.tricks_done == 2
+    assert state.deal_points == [0, 1] and state.totals == [0, 1] and not state.is_terminal
+    rewards = np.zeros(2)
+    K.returns(state.array, OBJECTIVE_DEAL, rewards)
+    assert list(rewards) == [1.0, 0.5]
+
+
+@pytest.mark.parametrize("others, legal",
+                         [((0, 0), ["bid:0"]), ((1, 0), ["bid:1"]), ((1, 1), ["bid:0", "bid:1"])])
+def test_the_hook_bars_the_sum_hand(others, legal):
+    """docs/rules.md §2.15 (Ruling: the hook bars the sum ``hand``): with one trick a deal, the
+    trump maker may not bring the bids to exactly 1; when the others already bid 2, nothing is
+    barred."""
+    state = make_game("koetsieren", players=3, ranks=2, hand=1).new_match(seed=2)
+    state.apply("trump:h")
+    for bid in others:
+        assert state.legal_texts() == ["bid:0", "bid:1"]  # the others are free
+        state.apply(f"bid:{bid}")
+    assert state.to_move == state.view(0)["trump_maker"] and state.legal_texts() == legal
+
+
+def test_a_small_match_still_ends_at_ten():
+    """docs/rules.md §2.15, §2.11: a deal of one trick costs at most one point; the match goes on
+    until a total reaches ten, and the highest total loses."""
+    game = make_game("koetsieren", players=2, ranks=2, hand=1)
+    for seed in range(5):
+        state = game.new_match(seed=seed)
+        rng = make_rng(seed)
+        while not state.is_terminal:
+            if state.deal_pending:
+                state.deal(rng=rng)
+                continue
+            state.apply(int(K.random_action(state.array, rng)))
+        assert all(max(log.points) <= 1 for log in state.deals)
+        assert max(state.totals) == 10 and len(state.deals) >= 10
+        assert state.outcome == [0 if t == 10 else 1 for t in state.totals]
+
+
+def test_too_many_slots_for_a_small_deck_is_an_option_error():
+    """docs/rules.md §2.15: the players' hands may not need more cards than the deck has."""
+    with pytest.raises(OptionError, match="koetsieren option hand=2 is too many: a deck of 2 ranks has 8 "
+                                          "cards, 1 for each of 5 players at most"):
+        make_game("koetsieren", players=5, ranks=2, hand=2)
+    assert make_game("koetsieren", players=4, ranks=2, hand=2).deal_count() == 40320  # 8 of 8
+    with pytest.raises(OptionError, match="ranks=1 is out of range"):
+        make_game("koetsieren", ranks=1)
+    with pytest.raises(OptionError, match="hand=6 is out of range"):
+        make_game("koetsieren", hand=6)
+
+
+def test_a_small_deal_record_writes_null_slots_and_the_decks_undealt_cards():
+    """docs/rules.md §2.15: a record writes null for the slots not dealt and lists the deck's unused
+    cards as undealt, never the cards out of the deck; it replays to the same match."""
+    game = make_game("koetsieren", **SMALL)
+    state = load_record(small_record(["trump:c", "bid:1", "bid:2", "Kh", "Kc", "Ah", "Ac"]))
+    deal = game.deal_to_json(state.deals[0].vector)
+    assert deal["hands"] == SMALL_HANDS
+    assert sorted(deal["undealt"]) == ["Ad", "As", "Kd", "Ks"]
+    assert np.array_equal(game.deal_from_json(deal), state.deals[0].vector)
+    record = record_of(state)
+    assert np.array_equal(load_record(json.loads(json.dumps(record))).array, state.array)
+    assert replay(record)["deals"][0]["points"] == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda h, d: h[0].update(hidden="Qc"), "Qc is not in the deck of these options"),
+        (lambda h, d: h[0].update(table=["As", None]), r"seat 0: slot T1 is never dealt with hand=2"),
+        (lambda h, d: h[1].update(hidden=None), "seat 1: slot H: "),
+        (lambda h, d: h[1].update(forehead=["Kh"]), "hold 2 slots each"),
+        (lambda h, d: d.update(undealt=["Ad", "As", "Kd", "7s"]), "7s is not in the deck"),
+        (lambda h, d: d.update(undealt=["Ad", "As"]), "must list the 4 cards not in a hand"),
+    ],
+)
+def test_malformed_small_deals_are_record_errors(change, message):
+    """docs/rules.md §2.15: a small deal's cards are of its deck, its slots not dealt null."""
+    record = small_record([])
+    deal = record["deals"][0]
+    change(deal["hands"], deal)
+    with pytest.raises(InvalidRecordError, match=message):
+        load_record(record)
+
+
+def test_a_small_variants_views_and_worlds_hold_only_its_deck():
+    """docs/rules.md §2.15: the cards a seat cannot see, dealt again by determinize or from a view,
+    and those the heuristic counts as unseen, come from the deck in play (its unused cards
+    included), never from outside it; a view naming a card outside it, or one in a slot not dealt,
+    is refused."""
+    game = make_game("koetsieren", players=2, ranks=3, hand=2)
+    deck = sum(1 << c for c in game.cards_in_play())
+    for seed in range(40):
+        state = game.new_match(seed=seed)
+        seat = seed % 2
+        world = state.array.copy()
+        K.determinize(world, seat, make_rng(seed))
+        rebuilt = game.state_from_view(state.view(seat), seed=seed).array
+        for array in (world, rebuilt):
+            cards = [int(array[K.SLOTS + at]) for at in range(10) if array[K.SLOTS + at] != K.EMPTY_SLOT]
+            assert len(cards) == 4 and all(deck >> c & 1 for c in cards)
+            assert int(array[K.UNDEALT]) & ~deck == 0 and bin(int(array[K.UNDEALT])).count("1") == 8
+        assert int(K.unseen_mask(state.array, seat)) & ~deck == 0
+        assert bin(int(K.unseen_mask(state.array, seat))).count("1") == 12 - 2  # all but the two it sees
+    view = game.new_match(seed=1).view(0)
+    view["hands"][1]["forehead"][0] = "7c"
+    with pytest.raises(InvalidViewError, match="7c is not in the deck of these options"):
+        game.state_from_view(view)
+    view = game.new_match(seed=1).view(0)
+    view["hands"][1]["table"][1] = "Qd"
+    with pytest.raises(InvalidViewError, match=r"hands\[1\] slot T2 is never dealt with hand=2"):
+        game.state_from_view(view)
+
+
+def test_a_small_views_history_replays_in_the_worlds_a_belief_draws():
+    """docs/rules.md §2.15, §2.7: a belief deals a world again from the view's history
+    (``deal_from_world``, positions ``hand * seat + k``) and replays it to the same view; a search
+    with an inferred belief decides from it."""
+    game = make_game("koetsieren", **SMALL)
+    state = load_record(small_record(["trump:c", "bid:1", "bid:2", "Kh", "Kc", "Ah"]))
+    view = state.view(1)
+    script = game.replay_script(view)
+    for seed in range(10):
+        world = state.array.copy()
+        K.determinize(world, 1, make_rng(seed))
+        replayed, why = replay_in(K, script, world, make_rng(seed))
+        assert why == "" and State(game, replayed).view(1)["hands"] == view["hands"]
+    decision = make("ismcts:iterations=50,belief=inferred", game, seed=1).decide(view)
+    assert decision.action == "Ac"  # the only card left
+
+
+def test_a_small_variant_lists_every_deal_once():
+    """docs/rules.md §2.15: a deal is which card lies in which dealt slot of which seat: 8 * 7 * 6 * 5
+    = 1,680 deals of players=2, ranks=2, hand=2, each once, and random deals fall on them uniformly."""
+    game = make_game("koetsieren", **SMALL)
+    deals = list(game.all_deals())
+    assert game.deal_count() == len(deals) == 1680
+    assert len({tuple(d[:4]) for d in deals}) == 1680
+    deck = set(game.cards_in_play())
+    assert all(sorted(d) == list(range(32)) and set(d[:8]) == deck for d in deals)
+    assert make_game("koetsieren", players=2, ranks=3, hand=2).deal_count() == 11880
+    counts = {}
+    draws = 5600
+    for seed in range(draws):
+        array = game.new_match(seed=seed).array
+        key = (int(array[K.SLOTS + K.SLOT_F1]), int(array[K.SLOTS + K.SLOTS_PER_SEAT + K.SLOT_H]))
+        counts[key] = counts.get(key, 0) + 1
+    assert len(counts) == 56  # seat 0's forehead and seat 1's hidden card: 8 * 7
+    expected = draws / 56
+    assert sum((n - expected) ** 2 / expected for n in counts.values()) < 93.2  # chi-squared 99.9%, 55 df
+
+
+def test_a_small_variants_observation_counts_its_deal():
+    """docs/rules.md §2.15, docs/envs.md: the environments draw the dealt slots card by card and bound a
+    deal's actions by its slots; tricks and penalty points are fractions of the deal's tricks."""
+    from slagwerk.engine.koetsieren import observation
+
+    game = make_game("koetsieren", **SMALL)
+    assert observation.dealt_positions(game.options_array) == 4
+    assert observation.max_deal_steps(game.options_array) == 1 + 3 * 2
+    full = make_game("koetsieren")
+    assert observation.dealt_positions(full.options_array) == 20
+    assert observation.max_deal_steps(full.options_array) == 1 + 6 * 4
+    state = load_record(small_record(["trump:c", "bid:1", "bid:2", "Kh", "Kc"]))
+    out = np.zeros(OBSERVATION_SIZE)
+    observe(state.array, 0, out)
+    assert out[observation.WON_AT] == 0.5 and out[observation.WON_AT + 1] == 0.0  # 1 trick of 2

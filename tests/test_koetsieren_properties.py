@@ -42,8 +42,8 @@ BAD_CARDS = 1  # slots, played and undealt cards are not a partition of the deck
 BAD_LIVE = 2  # the live-slot bits disagree with the slots
 BAD_HOLDING = 3  # a seat holds the wrong number of cards for the trick
 BAD_LEGAL = 4  # no legal action, or the random action is not among them
-BAD_HOOK = 5  # the hook's bid is offered, or the bids total 5
-BAD_DEAL_LENGTH = 6  # a deal did not take 1 + n + 5n decisions and five tricks
+BAD_HOOK = 5  # the hook's bid is offered, or the bids total 5 (the deal's tricks)
+BAD_DEAL_LENGTH = 6  # a deal did not take 1 + n + 5n decisions and five tricks (hand: 1 + n + hand n)
 BAD_SCORE = 7  # penalty, totals or returns inconsistent with bids and tricks
 BAD_MATCH_END = 8  # the match ended (or not) against the rule, or a wrong outcome
 BAD_ROTATION = 9  # the dealer, trump maker or first player is wrong
@@ -51,7 +51,9 @@ BAD_ROTATION = 9  # the dealer, trump maker or first player is wrong
 
 @njit(cache=True)
 def _cards_code(state, n):
-    """Card conservation and slot bookkeeping of a state in a deal."""
+    """Card conservation and slot bookkeeping of a state in a deal (of the deck in play;
+    a small variant's slots not dealt stay empty, docs/rules.md §2.15)."""
+    hand = state[K.DEALT_HAND]
     gone = np.uint64(state[K.GONE])
     undealt = np.uint64(state[K.UNDEALT])
     if gone & undealt != np.uint64(0):
@@ -66,18 +68,20 @@ def _cards_code(state, n):
             live = (state[K.LIVE + t] >> slot) & 1
             if (c != K.EMPTY_SLOT) != (live == 1):
                 return BAD_LIVE
+            if live and not (K.DEALT_MASKS[hand] >> slot) & 1:
+                return BAD_LIVE
             if c != K.EMPTY_SLOT:
                 if has(seen, c):
                     return BAD_CARDS
                 seen |= bit(c)
                 count += 1
                 held += 1
-        expected = K.SLOTS_PER_SEAT - state[TRICKS_DONE]
+        expected = hand - state[TRICKS_DONE]
         if (t - state[LEADER]) % n < in_trick:
             expected -= 1
         if held != expected:
             return BAD_HOLDING
-    if count != K.DECK_SIZE or seen != K.ALL_CARDS:
+    if count != popcount(np.uint64(state[K.DECK])) or seen != np.uint64(state[K.DECK]):
         return BAD_CARDS
     return OK
 
@@ -86,6 +90,7 @@ def _cards_code(state, n):
 def _deal_code(state, n, dealer, rng, actions, totals_before, rewards):
     """Play one random deal through the contract, checking every step."""
     maker = (dealer + 1) % n
+    hand = state[K.DEALT_HAND]
     if state[DEALER] != dealer or state[K.TRUMP_MAKER] != maker or state[TO_MOVE] != maker:
         return BAD_ROTATION
     steps = 0
@@ -97,7 +102,7 @@ def _deal_code(state, n, dealer, rng, actions, totals_before, rewards):
         if count == 0:
             return BAD_LEGAL
         if state[PHASE] == K.PHASE_BID and state[TO_MOVE] == maker:
-            barred = K.HOOK_SUM - state[K.BID_SUM]
+            barred = hand - state[K.BID_SUM]
             for i in range(count):
                 if actions[i] == K.BID_BASE + barred:
                     return BAD_HOOK
@@ -111,7 +116,7 @@ def _deal_code(state, n, dealer, rng, actions, totals_before, rewards):
             return BAD_LEGAL
         K.apply_action(state, action)
         steps += 1
-    if steps != 1 + n + K.TRICKS_PER_DEAL * n or state[TRICKS_DONE] != K.TRICKS_PER_DEAL:
+    if steps != 1 + n + hand * n or state[TRICKS_DONE] != hand:
         return BAD_DEAL_LENGTH
     bids = 0
     tricks = 0
@@ -123,13 +128,13 @@ def _deal_code(state, n, dealer, rng, actions, totals_before, rewards):
         if state[DEAL_POINTS + s] != penalty or state[TOTALS + s] != totals_before[s] + penalty:
             return BAD_SCORE
         highest = max(highest, state[TOTALS + s])
-    if bids == K.HOOK_SUM:
+    if bids == hand:
         return BAD_HOOK
-    if tricks != K.TRICKS_PER_DEAL or np.uint64(state[K.GONE]) | np.uint64(state[K.UNDEALT]) != K.ALL_CARDS:
+    if tricks != hand or np.uint64(state[K.GONE]) | np.uint64(state[K.UNDEALT]) != np.uint64(state[K.DECK]):
         return BAD_CARDS
     K.returns(state, OBJECTIVE_DEAL, rewards)
     for s in range(n):
-        if abs(rewards[s] - (1.0 - state[DEAL_POINTS + s] / 5.0)) > 1e-12:
+        if abs(rewards[s] - (1.0 - state[DEAL_POINTS + s] / hand)) > 1e-12:
             return BAD_SCORE
     if highest >= K.LOSING_TOTAL:
         if state[PHASE] != PHASE_MATCH_OVER:
@@ -143,13 +148,14 @@ def _deal_code(state, n, dealer, rng, actions, totals_before, rewards):
 
 
 @njit(cache=True)
-def check_random_matches(players, first_dealer, matches, rng, stats):
+def check_random_matches(players, first_dealer, matches, rng, stats, ranks=8, hand=5):
     """Play ``matches`` random matches; return the first failure code or OK.
 
     ``stats`` (int64[3]) receives the deals played, the matches played and
-    the matches that ended in a shared loss.
+    the matches that ended in a shared loss. ``ranks`` and ``hand``: a small
+    variant's options (docs/rules.md §2.15).
     """
-    options = np.array([players, first_dealer], np.int64)
+    options = np.array([players, first_dealer, ranks, hand], np.int64)
     state = np.zeros(K.STATE_SIZE, np.int64)
     deal = np.zeros(K.DEAL_SIZE, np.int64)
     actions = np.zeros(K.MAX_ACTIONS, np.int64)
@@ -196,10 +202,22 @@ def test_every_player_count_plays_thousands_of_matches():
         assert stats[2] > 0, "shared losses happen and are scored by the tie ruling"
 
 
+@pytest.mark.parametrize("players, ranks, hand", [(2, 2, 2), (2, 2, 1), (3, 4, 3), (2, 3, 4), (3, 3, 4),
+                                                   (6, 8, 1), (4, 8, 4)])
+def test_small_variants_play_hundreds_of_matches_keeping_every_invariant(players, ranks, hand):
+    """docs/rules.md §2.15: in a small variant every deal deals ``hand`` slots a seat from the deck in
+    play and has ``hand`` tricks; the hook bars the sum ``hand``; the deal objective is ``1 - penalty /
+    hand``; the match still ends at ten, the highest total losing (the invariants above, in numba)."""
+    stats = np.zeros(3, np.int64)
+    code = check_random_matches(players, players - 1, 300, make_rng(ranks * 10 + hand), stats, ranks, hand)
+    assert code == OK, f"invariant {code} broken ({players} players, ranks={ranks}, hand={hand})"
+    assert stats[1] == 300 and stats[0] >= 300 * ((9 + hand) // hand)  # a match's deals cost hand at most
+
+
 @njit(cache=True)
 def _random_match(players, rng):
     state = np.zeros(K.STATE_SIZE, np.int64)
-    K.init_match(state, np.array([players, 0], np.int64))
+    K.init_match(state, np.array([players, 0, K.N_RANKS, K.SLOTS_PER_SEAT], np.int64))
     deal = np.zeros(K.DEAL_SIZE, np.int64)
     steps = 0
     while state[PHASE] != PHASE_MATCH_OVER:
@@ -694,7 +712,7 @@ def test_pure_playouts_obey_the_rules():
 @njit(cache=True)
 def _numba_mean_penalty(players, deals, rng):
     state = np.zeros(K.STATE_SIZE, np.int64)
-    K.init_match(state, np.array([players, 0], np.int64))
+    K.init_match(state, np.array([players, 0, K.N_RANKS, K.SLOTS_PER_SEAT], np.int64))
     start = state.copy()
     deal = np.zeros(K.DEAL_SIZE, np.int64)
     total = 0

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from itertools import permutations
+from math import perm
 
 import numpy as np
 
-from ...errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError, brief
+from ...errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError, OptionError, brief
 from ..cards import KOETSIEREN_DECK, UNKNOWN_CARD
 from ..game import Game, State
 from ..state import (
@@ -123,6 +125,55 @@ class Koetsieren(Game):
     def n_players(self) -> int:
         return self.options["players"]
 
+    # ---------------------------------------------------- small variants
+    @property
+    def hand_size(self) -> int:
+        """Slots dealt to each seat, and tricks per deal: 5, or the option ``hand`` (§2.15)."""
+        return self.options["hand"]
+
+    def dealt_slots(self) -> tuple[int, ...]:
+        """The slots each seat is dealt, in slot order (all five in the full game; a small
+        variant deals the first ``hand`` of ``F1 H T1 F2 T2``, docs/rules.md §2.15)."""
+        return tuple(int(slot) for slot in K.DEALT_SLOTS[self.hand_size, : self.hand_size])
+
+    def _check_options(self):
+        super()._check_options()
+        players, ranks, hand = self.n_players, self.options["ranks"], self.hand_size
+        if players * hand > K.N_SUITS * ranks:
+            raise OptionError(f"koetsieren option hand={hand} is too many: a deck of {ranks} ranks has "
+                              f"{K.N_SUITS * ranks} cards, {K.N_SUITS * ranks // players} for each of "
+                              f"{players} players at most")
+
+    def in_play(self, card: int) -> bool:
+        """Whether ``card`` is in the deck of this game's options (§2.15)."""
+        return int(card) % K.N_RANKS >= K.N_RANKS - self.options["ranks"]
+
+    def cards_in_play(self) -> list[int]:
+        return [card for card in range(K.DECK_SIZE) if self.in_play(card)]
+
+    def deal_count(self) -> int:
+        """Which card lies in which dealt slot of which seat: ``(4 ranks)! / (4 ranks - n hand)!``."""
+        return perm(len(self.cards_in_play()), self.n_players * self.hand_size)
+
+    def all_deals(self):
+        """Every deal of the deck in play, each once: every ordered choice of cards for the
+        dealt positions (seat by seat, slot by slot), in lexicographic order, each vector
+        followed by the deck's cards not dealt and then the cards out of it."""
+        cards = self.cards_in_play()
+        out_of_play = [c for c in range(K.DECK_SIZE) if not self.in_play(c)]
+        for dealt in permutations(cards, self.n_players * self.hand_size):
+            taken = set(dealt)
+            unused = [c for c in cards if c not in taken]
+            yield np.array([*dealt, *unused, *out_of_play], dtype=np.int64)
+
+    def _outside(self, cards) -> str | None:
+        """The name of the first of ``cards`` outside the deck in play, and where it lies."""
+        for card in cards:
+            if not self.in_play(card):
+                return (f"{self.deck.name(card)} is not in the deck of these options (the top "
+                        f"{self.options['ranks']} ranks of each suit)")
+        return None
+
     # ------------------------------------------------------------ notation
     def action_text(self, state: State, action: int, seat: int | None = None) -> str:
         """``trump:h``, ``bid:2``, or a play: the card, except where ``seat`` cannot
@@ -171,16 +222,16 @@ class Koetsieren(Game):
                 others = int(state.array[K.BID_SUM])
                 return (
                     f"{brief(text)} is barred by the hook: the trump maker (seat {seat}) bids last and "
-                    f"may not bring the sum of the bids to {K.HOOK_SUM} (the others bid {others})"
+                    f"may not bring the sum of the bids to {self.hand_size} (the others bid {others})"
                 )
-            return f"{brief(text)} is not a bid: bids are bid:0 .. bid:{K.MAX_BID}"
+            return f"{brief(text)} is not a bid: bids are bid:0 .. bid:{self.hand_size}"
         if phase == K.PHASE_TRUMP:
             return (
                 f"{brief(text)} is not legal: seat {seat} (the trump maker) names trump first "
                 f"(trump:c, trump:d, trump:h or trump:s)"
             )
         if phase == K.PHASE_BID:
-            return f"{brief(text)} is not legal: seat {seat} must bid (bid:0 .. bid:{K.MAX_BID})"
+            return f"{brief(text)} is not legal: seat {seat} must bid (bid:0 .. bid:{self.hand_size})"
         if phase == PHASE_PLAY:
             shown = [_slot_shown(self.action_text(state, slot, seat), name) if slot in legal else "(played)"
                      for slot, name in enumerate(K.SLOT_NAMES)]
@@ -195,18 +246,22 @@ class Koetsieren(Game):
 
     # ---------------------------------------------------------------- deals
     def deal_to_json(self, vector: np.ndarray) -> dict:
-        n = self.n_players
-        names = [self.deck.name(c) for c in vector]
+        """The hands (a small variant's slots not dealt are null) and the deck's cards not
+        dealt as ``undealt`` (cards out of a small variant's deck are never listed)."""
+        n, hand, dealt = self.n_players, self.hand_size, self.dealt_slots()
         hands = []
         for s in range(n):
-            t1, t2, f1, f2, h = names[s * K.SLOTS_PER_SEAT : (s + 1) * K.SLOTS_PER_SEAT]
+            names = [self.deck.name(c) for c in vector[s * hand : (s + 1) * hand]]
+            t1, t2, f1, f2, h = _slot_list(dealt, names)
             hands.append({"table": [t1, t2], "forehead": [f1, f2], "hidden": h})
-        return {"hands": hands, "undealt": names[n * K.SLOTS_PER_SEAT :]}
+        undealt = [self.deck.name(c) for c in vector[n * hand :] if self.in_play(c)]
+        return {"hands": hands, "undealt": undealt}
 
     def deal_from_json(self, deal: dict) -> np.ndarray:
         """The deal vector of ``{"hands": [{"table", "forehead", "hidden"}, ...], "undealt"}``.
 
-        ``undealt`` may be left out: it is then the rest of the deck.
+        ``undealt`` may be left out: it is then the rest of the deck. In a small variant
+        (§2.15) a slot not dealt is null, and every card is of the deck in play.
         """
         n = self.n_players
         hands = deal.get("hands")
@@ -214,7 +269,7 @@ class Koetsieren(Game):
             raise InvalidRecordError(f"'hands' must list {n} hands (one per seat), not {brief(hands)}")
         cards: list[int] = []
         for seat, hand in enumerate(hands):
-            cards.extend(_parse_hand(self.deck, hand, seat))
+            cards.extend(_parse_hand(self.deck, hand, seat, self.dealt_slots()))
         undealt_given = "undealt" in deal
         undealt_texts = deal.get("undealt")
         try:
@@ -224,7 +279,10 @@ class Koetsieren(Game):
         dealt_twice = sorted({self.deck.name(c) for c in cards + undealt if (cards + undealt).count(c) > 1})
         if dealt_twice:
             raise InvalidRecordError(f"a card is dealt twice: {', '.join(dealt_twice)}")
-        rest = [c for c in range(K.DECK_SIZE) if c not in cards]
+        outside = self._outside(cards + undealt)
+        if outside:
+            raise InvalidRecordError(outside)
+        rest = [c for c in self.cards_in_play() if c not in cards]
         if not undealt_given:
             undealt = rest
         elif len(undealt) != len(rest):
@@ -232,7 +290,8 @@ class Koetsieren(Game):
             raise InvalidRecordError(
                 f"'undealt' must list the {len(rest)} cards not in a hand; missing: {', '.join(missing)}"
             )
-        return np.array(cards + undealt, dtype=np.int64)
+        out_of_play = [c for c in range(K.DECK_SIZE) if not self.in_play(c)]
+        return np.array(cards + undealt + out_of_play, dtype=np.int64)
 
     # ---------------------------------------------------------------- views
     def view(self, state: State, seat: int) -> dict:
@@ -257,10 +316,13 @@ class Koetsieren(Game):
     def _seen_hand(self, arr, seat: int, owner: int) -> dict:
         texts = []
         played = {}
+        dealt = self.dealt_slots()
         for slot in range(K.SLOTS_PER_SEAT):
             at = owner * K.SLOTS_PER_SEAT + slot
             card = int(arr[K.SLOTS + at])
-            if card == K.EMPTY_SLOT:
+            if slot not in dealt:  # a small variant's slot never dealt: empty all deal, never played
+                texts.append(None)
+            elif card == K.EMPTY_SLOT:
                 texts.append(None)
                 played[K.SLOT_NAMES[slot]] = int(arr[K.PLAYED_FROM + at])
             elif can_see(seat, owner, slot):
@@ -274,7 +336,7 @@ class Koetsieren(Game):
         return hand
 
     def _read_view(self, view: dict) -> _KoetsierenView:
-        n = self.n_players
+        n, tricks = self.n_players, self.hand_size
         seat, dealer, leader = view["seat"], view["dealer"], view["leader"]
         to_move, tricks_done = view["to_move"], view["tricks_done"]
         maker = want_int(view, "trump_maker", 0, n - 1)
@@ -283,20 +345,28 @@ class Koetsieren(Game):
             raise InvalidViewError(f"view field 'trump' must be one of c d h s or null, not {brief(trump)}")
         bids = view["bids"]
         if not isinstance(bids, list) or len(bids) != n or any(
-            b is not None and (isinstance(b, bool) or not isinstance(b, int) or not 0 <= b <= K.MAX_BID)
+            b is not None and (isinstance(b, bool) or not isinstance(b, int) or not 0 <= b <= tricks)
             for b in bids
         ):
             raise InvalidViewError(
-                f"view field 'bids' must be {n} bids 0..{K.MAX_BID} or null, not {brief(bids)}"
+                f"view field 'bids' must be {n} bids 0..{tricks} or null, not {brief(bids)}"
             )
-        tricks_won = want_int_list(view, "tricks_won", n, 0, K.TRICKS_PER_DEAL)
+        tricks_won = want_int_list(view, "tricks_won", n, 0, tricks)
         if sum(tricks_won) != tricks_done:
             raise InvalidViewError(f"tricks_won {tricks_won!r} do not add up to tricks_done {tricks_done}")
         slots = _read_view_hands(self.deck, view.get("hands"), n, seat)
+        dealt = self.dealt_slots()
+        for (t, name), c in slots.items():
+            if c is not None and K.SLOT_NAMES.index(name) not in dealt:
+                raise InvalidViewError(f"hands[{t}] slot {name} is never dealt with hand={tricks} "
+                                       f"(docs/rules.md §2.15): it is null")
         trick = want_cards(view, "trick", self.deck)
         played = want_cards(view, "played", self.deck)
         known = {f"hands[{t}].{name}": [c] for (t, name), c in slots.items() if c is not None and c >= 0}
         disjoint({**known, "trick": trick, "played": played}, self.deck)
+        outside = self._outside([c for [c] in known.values()] + trick + played)
+        if outside:
+            raise InvalidViewError(outside)
 
         # Which part of the deal the view is in, and who must be to move then.
         deal_over = to_move is None
@@ -324,26 +394,26 @@ class Koetsieren(Game):
         else:
             phase = PHASE_PLAY if not deal_over else (PHASE_MATCH_OVER if match_over else PHASE_DEAL_PENDING)
             expected_to_move = (leader + len(trick)) % n if not deal_over else None
-            if sum(bids) == K.HOOK_SUM:
-                raise InvalidViewError(f"bids {bids!r} add up to {K.HOOK_SUM}: the hook forbids that")
+            if sum(bids) == tricks:
+                raise InvalidViewError(f"bids {bids!r} add up to {tricks}: the hook forbids that")
         if phase in (K.PHASE_TRUMP, K.PHASE_BID) and (tricks_done or trick or played):
             raise InvalidViewError("no card can have been played before the bidding is over")
         if tricks_done == 0 and leader != maker:
             raise InvalidViewError(f"the trump maker (seat {maker}) leads the first trick, not seat {leader}")
         if to_move != expected_to_move:
             raise InvalidViewError(f"seat {to_move} cannot be to move here (expected {expected_to_move})")
-        if deal_over and tricks_done != K.TRICKS_PER_DEAL:
+        if deal_over and tricks_done != tricks:
             raise InvalidViewError(f"nobody is to move, yet only {tricks_done} tricks are done")
         if len(trick) >= n or (trick and phase != PHASE_PLAY):
             raise InvalidViewError(f"a trick in progress cannot hold {len(trick)} cards here")
         check_complete_tricks(played, tricks_done, n)
         for t in range(n):
-            should_hold = K.SLOTS_PER_SEAT - tricks_done - (1 if (t - leader) % n < len(trick) else 0)
+            should_hold = tricks - tricks_done - (1 if (t - leader) % n < len(trick) else 0)
             holds = sum(slots[t, name] is not None for name in K.SLOT_NAMES)
             if holds != should_hold:
                 raise InvalidViewError(f"seat {t} should hold {should_hold} cards at this point, not {holds}")
         played_from = _read_played_from(self.deck, view["hands"], slots, set(trick) | set(played),
-                                         view["history"])
+                                         view["history"], dealt)
         penalties = [abs(b - w) for b, w in zip(bids, tricks_won)] if deal_over else [0] * n
         if view["deal_points"] != penalties:
             raise InvalidViewError(f"deal_points {view['deal_points']!r} should be {penalties!r}")
@@ -358,7 +428,7 @@ class Koetsieren(Game):
     def _write_view(self, array: np.ndarray, view: dict, parts: _KoetsierenView, seed: int) -> None:
         n, slots, trick, played = self.n_players, dict(parts.slots), parts.trick, parts.played
         visible = {c for c in slots.values() if c is not None and c >= 0}
-        unknown = [c for c in range(K.DECK_SIZE) if c not in visible and c not in trick and c not in played]
+        unknown = [c for c in self.cards_in_play() if c not in visible and c not in trick and c not in played]
         random.Random(seed).shuffle(unknown)
         blind = [key for key, c in slots.items() if c == -1]  # '??' slots, in seat/slot order
         for key, card in zip(blind, unknown):
@@ -420,14 +490,26 @@ def _bid_or_none(bid: int) -> int | None:
     return None if bid == K.NO_BID else bid
 
 
-def _parse_hand(deck, hand, seat: int) -> list[int]:
-    """Slot cards ``T1 T2 F1 F2 H`` of a record hand ``{"table", "forehead", "hidden"}``."""
+def _slot_list(dealt, cards) -> list:
+    """The five slots ``T1 T2 F1 F2 H`` holding ``cards``, one per slot of ``dealt`` (in
+    slot order), and None in the others."""
+    slots = [None] * K.SLOTS_PER_SEAT
+    for slot, card in zip(dealt, cards):
+        slots[slot] = card
+    return slots
+
+
+def _parse_hand(deck, hand, seat: int, dealt=tuple(range(K.SLOTS_PER_SEAT))) -> list[int]:
+    """Slot cards of a record hand ``{"table", "forehead", "hidden"}``: ``T1 T2 F1 F2 H``,
+    or a small variant's ``dealt`` slots, in slot order (its other slots null, §2.15)."""
     where = f"hand of seat {seat}"
     if not isinstance(hand, dict) or set(hand) != set(HAND_KEYS):
         raise InvalidRecordError(
             f"{where} must be an object with exactly 'table' (2 cards), 'forehead' (2 cards) "
             f"and 'hidden' (1 card), not {brief(hand)}"
         )
+    if len(dealt) < K.SLOTS_PER_SEAT:
+        return _parse_small_hand(deck, hand, where, dealt)
     try:
         table = deck.parse_many(hand["table"], what=f"{where}: 'table'")
         forehead = deck.parse_many(hand["forehead"], what=f"{where}: 'forehead'")
@@ -437,6 +519,27 @@ def _parse_hand(deck, hand, seat: int) -> list[int]:
     if len(table) != 2 or len(forehead) != 2:
         raise InvalidRecordError(f"{where}: 'table' and 'forehead' hold 2 cards each, not {brief(hand)}")
     return table + forehead + [hidden]
+
+
+def _parse_small_hand(deck, hand, where: str, dealt) -> list[int]:
+    """:func:`_parse_hand` in a small variant: a card in each slot of ``dealt``, null in the others."""
+    if not all(isinstance(hand[key], list) and len(hand[key]) == 2 for key in ("table", "forehead")):
+        raise InvalidRecordError(f"{where}: 'table' and 'forehead' hold 2 slots each (a card or null), "
+                                 f"not {brief(hand)}")
+    cards = []
+    for slot, (key, index) in enumerate(SLOT_PLACES):
+        text = hand[key] if index is None else hand[key][index]
+        name = K.SLOT_NAMES[slot]
+        if slot not in dealt:
+            if text is not None:
+                raise InvalidRecordError(f"{where}: slot {name} is never dealt with hand={len(dealt)} "
+                                         f"(docs/rules.md §2.15): null, not {brief(text)}")
+            continue
+        try:
+            cards.append(deck.parse(text))
+        except CardError as err:
+            raise InvalidRecordError(f"{where}: slot {name}: {err}") from None
+    return cards
 
 
 def _read_view_hands(deck, hands, n: int, seat: int) -> dict:
@@ -479,7 +582,8 @@ def _read_view_hands(deck, hands, n: int, seat: int) -> dict:
     return slots
 
 
-def _read_played_from(deck, hands, slots: dict, gone: set[int], history) -> dict:
+def _read_played_from(deck, hands, slots: dict, gone: set[int], history,
+                      dealt=tuple(range(K.SLOTS_PER_SEAT))) -> dict:
     """``{(seat, slot name): card}`` from the hands' ``played``: the card played
     from each emptied slot, which everyone saw (docs/rules.md §2.7).
 
@@ -495,7 +599,7 @@ def _read_played_from(deck, hands, slots: dict, gone: set[int], history) -> dict
         if "played" not in hand:
             continue
         given = hand["played"]
-        emptied = [name for name in K.SLOT_NAMES if slots[owner, name] is None]
+        emptied = [K.SLOT_NAMES[slot] for slot in dealt if slots[owner, K.SLOT_NAMES[slot]] is None]
         if not isinstance(given, dict) or sorted(given, key=str) != sorted(emptied):
             raise InvalidViewError(
                 f"hands[{owner}].played must map each emptied slot ({' '.join(emptied) or 'none'}) "

@@ -14,6 +14,12 @@ the owner). Actions are int64:
 - ``TRUMP_BASE + suit``: the trump maker names trump.
 - ``BID_BASE + tricks``: a bid of ``0 .. 5`` tricks.
 
+A small variant (docs/rules.md §2.15: options ``ranks`` and ``hand``) plays with the
+top ``ranks`` ranks of each suit and deals each seat only ``hand`` of its slots, in the
+order ``F1 H T1 F2 T2``: the deck in play (``state[DECK]``) and the slots dealt
+(``state[DEALT_HAND]``) are state fields set by :func:`init_match`, so the kernels read
+them like any other field; the full game (``ranks=8, hand=5``) plays exactly as before.
+
 Deal points and totals are penalty points ``|bid - tricks|`` (docs/rules.md §2.9).
 Every kernel follows the engine contract of :mod:`slagwerk.engine.contract`.
 """
@@ -37,13 +43,13 @@ from ..bits import (
 from ..common import (
     begin_deal,
     card_arithmetic,
+    draw_front,
     end_deal,
     end_match,
     end_trick,
     init_header,
     left_of,
     match_outcome_reward,
-    shuffle_first,
 )
 from ..state import (
     DEAL_POINTS,
@@ -84,9 +90,32 @@ EMPTY_SLOT = -1
 """Value of a slot whose card has been played (or of a seat not in the match)."""
 
 TRICKS_PER_DEAL = SLOTS_PER_SEAT
+"""Tricks of a deal of the full game; a small variant's deal has ``state[DEALT_HAND]``."""
 MAX_BID = TRICKS_PER_DEAL
 HOOK_SUM = TRICKS_PER_DEAL
-"""The trump maker may not bring the sum of the bids to exactly this."""
+"""The trump maker may not bring the sum of the bids to exactly this (in the full game;
+to the tricks of the deal, ``state[DEALT_HAND]``, in a small variant)."""
+DEAL_ORDER = (SLOT_F1, SLOT_H, SLOT_T1, SLOT_F2, SLOT_T2)
+"""A small variant of ``hand`` slots deals the first ``hand`` of these (docs/rules.md §2.15)."""
+
+
+def _dealt_slot_tables():
+    slots = np.full((SLOTS_PER_SEAT + 1, SLOTS_PER_SEAT), -1, dtype=np.int64)
+    masks = np.zeros(SLOTS_PER_SEAT + 1, dtype=np.int64)
+    for hand in range(SLOTS_PER_SEAT + 1):
+        dealt = sorted(DEAL_ORDER[:hand])
+        slots[hand, :hand] = dealt
+        masks[hand] = sum(1 << slot for slot in dealt)
+    return slots, masks
+
+
+DEALT_SLOTS, DEALT_MASKS = _dealt_slot_tables()
+"""``DEALT_SLOTS[hand, k]``: the ``k``-th slot (in slot order) a seat is dealt when it gets
+``hand`` cards; ``DEALT_MASKS[hand]``: those slots as a live mask (``ALL_SLOTS`` for 5)."""
+SHARE_OF = np.array([[value / hand if hand else 0.0 for value in range(SLOTS_PER_SEAT + 1)]
+                     for hand in range(SLOTS_PER_SEAT + 1)])
+"""``SHARE_OF[hand, value]`` is ``value / hand`` (tricks or penalty points of a deal of
+``hand`` tricks), looked up rather than divided by a state field in the kernels."""
 LOSING_TOTAL = 10
 """The match ends after a deal in which some total reaches this."""
 MAX_PENALTY = MAX_BID
@@ -106,13 +135,17 @@ PHASE_TRUMP = PHASE_GAME_BASE
 PHASE_BID = PHASE_GAME_BASE + 1
 """Bidding, clockwise from the trump maker's left; the trump maker bids last."""
 
-OPTION_NAMES = ("players", "first_dealer")
+OPTION_NAMES = ("players", "first_dealer", "ranks", "hand")
 DEAL_SIZE = DECK_SIZE
 """A deal vector: seat ``s``'s slots ``T1 T2 F1 F2 H`` at ``5s .. 5s+4`` for each
-of the ``n`` players, then the ``32 - 5n`` undealt cards."""
+of the ``n`` players, then the ``32 - 5n`` undealt cards. In a small variant of ``h``
+slots a seat, position ``h*s + k`` is seat ``s``'s ``k``-th dealt slot (slot order,
+:data:`DEALT_SLOTS`), then come the deck's cards not dealt, then the cards out of it."""
 
 LAYOUT = build_layout(
     [
+        ("deck", 1),  # card mask of the deck in play: the top `ranks` of each suit (§2.15)
+        ("hand_size", 1),  # option `hand`: slots dealt to each seat, and tricks per deal
         ("slots", N_SEATS * SLOTS_PER_SEAT),  # card per slot, EMPTY_SLOT once played
         ("played_from", N_SEATS * SLOTS_PER_SEAT),  # card played from each slot this deal (public)
         ("live", N_SEATS),  # per seat, bit k set while slot k still holds a card
@@ -129,6 +162,8 @@ LAYOUT = build_layout(
     ]
 )
 STATE_SIZE = LAYOUT.size
+DECK = LAYOUT.offset["deck"]
+DEALT_HAND = LAYOUT.offset["hand_size"]
 SLOTS = LAYOUT.offset["slots"]
 PLAYED_FROM = LAYOUT.offset["played_from"]
 LIVE = LAYOUT.offset["live"]
@@ -152,6 +187,16 @@ suit_of, rank_of = card_arithmetic(N_RANKS)
 def suit_mask(suit):
     """Mask of the eight cards of ``suit``."""
     return np.uint64(SUIT_RUN) << np.uint64(suit * N_RANKS)
+
+
+@njit(cache=True)
+def deck_of(ranks):
+    """The card mask of a deck of the top ``ranks`` ranks of every suit."""
+    deck = ZERO
+    for suit in range(N_SUITS):
+        for rank in range(N_RANKS - ranks, N_RANKS):
+            deck |= bit(suit * N_RANKS + rank)
+    return deck
 
 
 @njit(cache=True)
@@ -208,10 +253,12 @@ def trick_winner_position(trick, n_cards, trump):
 def init_match(state, options):
     """Start a match in ``state`` (int64[STATE_SIZE], in place).
 
-    ``options`` is int64 ``[players, first_dealer]``. The state then waits
-    for its first deal (``PHASE_DEAL_PENDING``).
+    ``options`` is int64 ``[players, first_dealer, ranks, hand]``. The state then
+    waits for its first deal (``PHASE_DEAL_PENDING``).
     """
     init_header(state, GAME_ID, options[0], options[1])
+    state[DECK] = np.int64(deck_of(options[2]))
+    state[DEALT_HAND] = options[3]
     for i in range(N_SEATS * SLOTS_PER_SEAT):
         state[SLOTS + i] = EMPTY_SLOT
         state[PLAYED_FROM + i] = EMPTY_SLOT
@@ -224,12 +271,23 @@ def init_match(state, options):
 def random_deal(state, rng, out):
     """Write a uniformly random deal vector into ``out`` (int64[DEAL_SIZE]).
 
-    Only the ``5n`` dealt positions are drawn (a partial Fisher-Yates
-    shuffle); the undealt cards follow in no particular order, which is
-    all the rules need: nobody ever sees them.
+    Only the ``hand * n`` dealt positions (``5n`` in the full game) are drawn from the
+    deck in play (a partial Fisher-Yates shuffle); its undealt cards follow in no
+    particular order, which is all the rules need: nobody ever sees them. Cards out of
+    a small variant's deck come last, unshuffled.
     """
-    dealt = state[N_PLAYERS] * SLOTS_PER_SEAT
-    shuffle_first(out, DECK_SIZE, dealt, rng)
+    in_play = popcount(np.uint64(state[DECK]))
+    low = N_RANKS - (in_play >> 2)  # the lowest rank in play: the deck is the top ranks of each suit
+    k = 0
+    for suit in range(N_SUITS):  # the deck in play first (all 32 in order in the full game)
+        for rank in range(low, N_RANKS):
+            out[k] = suit * N_RANKS + rank
+            k += 1
+    for suit in range(N_SUITS):
+        for rank in range(low):
+            out[k] = suit * N_RANKS + rank
+            k += 1
+    draw_front(out, in_play, state[N_PLAYERS] * state[DEALT_HAND], rng)
 
 
 @njit(cache=True)
@@ -240,21 +298,24 @@ def apply_deal(state, deal):
     trump maker, who names trump first and leads the first trick.
     """
     n = state[N_PLAYERS]
+    hand = state[DEALT_HAND]
     begin_deal(state)
-    dealt = ZERO
     for i in range(N_SEATS * SLOTS_PER_SEAT):
-        if i < n * SLOTS_PER_SEAT:
-            state[SLOTS + i] = deal[i]
-            dealt |= bit(deal[i])
-        else:
-            state[SLOTS + i] = EMPTY_SLOT
+        state[SLOTS + i] = EMPTY_SLOT
         state[PLAYED_FROM + i] = EMPTY_SLOT
-    state[UNDEALT] = np.int64(ALL_CARDS & ~dealt)
+    dealt = ZERO
+    for s in range(n):  # slots never dealt (a small variant's) stay empty
+        for k in range(hand):
+            card = deal[s * hand + k]
+            state[SLOTS + s * SLOTS_PER_SEAT + DEALT_SLOTS[hand, k]] = card
+            dealt |= bit(card)
+    state[UNDEALT] = np.int64(np.uint64(state[DECK]) & ~dealt)
+    for s in range(N_SEATS):
+        state[LIVE + s] = DEALT_MASKS[hand] if s < n else 0
     state[GONE] = 0
     state[TRUMP] = NO_TRUMP
     state[BID_SUM] = 0
     for s in range(N_SEATS):
-        state[LIVE + s] = ALL_SLOTS if s < n else 0
         state[BIDS + s] = NO_BID
         state[TRICKS_WON + s] = 0
     state[N_IN_TRICK] = 0
@@ -271,19 +332,20 @@ def barred_bid(state):
     """The bid the hook forbids the seat to move, or -1 if none is barred.
 
     Only the trump maker, who bids last, is barred: from the bid that would
-    bring the sum of all bids to exactly five.
+    bring the sum of all bids to exactly the deal's tricks (five; ``hand`` in a
+    small variant).
     """
     if state[PHASE] != PHASE_BID or state[TO_MOVE] != state[TRUMP_MAKER]:
         return -1
-    barred = HOOK_SUM - state[BID_SUM]
-    return barred if 0 <= barred <= MAX_BID else -1
+    barred = state[DEALT_HAND] - state[BID_SUM]
+    return barred if barred >= 0 else -1
 
 
 @njit(cache=True)
 def legal_actions(state, out):
     """Write the legal actions (ascending) into ``out`` (int64); return their count.
 
-    Trump: the four suits. Bids: ``0 .. 5`` except the hook's barred bid.
+    Trump: the four suits. Bids: ``0 .. 5`` (``0 .. hand``) except the hook's barred bid.
     Play: every slot of the mover that still holds a card (no obligation
     to follow suit or to trump).
     """
@@ -297,7 +359,7 @@ def legal_actions(state, out):
                 n += 1
     elif phase == PHASE_BID:
         barred = barred_bid(state)
-        for b in range(MAX_BID + 1):
+        for b in range(state[DEALT_HAND] + 1):
             if b != barred:
                 out[n] = BID_BASE + b
                 n += 1
@@ -322,9 +384,10 @@ def random_action(state, rng):
         return select_bit(live, scale_below(bits, popcount(live)))
     if phase == PHASE_BID:
         barred = barred_bid(state)
+        most = state[DEALT_HAND]
         if barred < 0:
-            return np.int64(BID_BASE + scale_below(bits, MAX_BID + 1))
-        b = scale_below(bits, MAX_BID)
+            return np.int64(BID_BASE + scale_below(bits, most + 1))
+        b = scale_below(bits, most)
         return np.int64(BID_BASE + (b + 1 if b >= barred else b))
     if phase == PHASE_TRUMP:
         return np.int64(TRUMP_BASE + scale_below(bits, N_SUITS))
@@ -383,7 +446,7 @@ def _finish_trick(state, n):
     state[TRICKS_WON + winner] += 1
     state[N_IN_TRICK] = 0
     end_trick(state, winner)
-    if state[TRICKS_DONE] < TRICKS_PER_DEAL:
+    if state[TRICKS_DONE] < state[DEALT_HAND]:
         state[TO_MOVE] = winner
     else:
         _finish_deal(state, n)
@@ -418,12 +481,14 @@ def returns(state, objective, out):
     """Per-seat rewards in [0, 1] into ``out`` (float64[n]).
 
     ``OBJECTIVE_DEAL``: ``1 - penalty / 5`` for the deal just scored (fewer
-    penalty points is better; 5 is the most a deal can cost).
+    penalty points is better; 5, the deal's tricks, is the most a deal can cost;
+    ``hand`` in a small variant).
     ``OBJECTIVE_MATCH``: the match outcome (call only on a finished match).
     """
     if objective == OBJECTIVE_DEAL:
+        most = state[DEALT_HAND]
         for s in range(state[N_PLAYERS]):
-            out[s] = 1.0 - state[DEAL_POINTS + s] / MAX_PENALTY
+            out[s] = 1.0 - SHARE_OF[most, state[DEAL_POINTS + s]]
     else:
         match_outcome_reward(state, out)
 
@@ -454,8 +519,9 @@ def visible_mask(state, seat):
 @njit(cache=True)
 def unseen_mask(state, seat):
     """Mask of the cards ``seat`` cannot see: its own unplayed forehead cards,
-    the others' unplayed hidden cards and the undealt cards."""
-    return ALL_CARDS & ~np.uint64(state[GONE]) & ~visible_mask(state, seat)
+    the others' unplayed hidden cards and the undealt cards (of the deck in play:
+    a small variant's cards out of it are never dealt, docs/rules.md §2.15)."""
+    return np.uint64(state[DECK]) & ~np.uint64(state[GONE]) & ~visible_mask(state, seat)
 
 
 @njit(cache=True)
@@ -706,7 +772,7 @@ def _heuristic_bid(state, seat):
     barred = barred_bid(state)
     best = 0
     best_gap = 1e18
-    for b in range(MAX_BID + 1):
+    for b in range(state[DEALT_HAND] + 1):
         gap = _bid_distance(b, estimate)
         if b != barred and gap < best_gap:
             best_gap = gap
@@ -736,7 +802,7 @@ def _slot_scores(state, seat, out):
     shown = np.empty(N_SEATS, np.uint64)
     shown_cards(state, shown)
     need = state[BIDS + seat] - state[TRICKS_WON + seat]
-    left = TRICKS_PER_DEAL - state[TRICKS_DONE]
+    left = state[DEALT_HAND] - state[TRICKS_DONE]
     leading = state[N_IN_TRICK] == 0  # then a card's chance now is its chance as a lead
     # A forehead card is unknown to its owner: judge it by the average over
     # the cards the seat cannot see (the same for F1 and F2).
@@ -866,10 +932,13 @@ def deal_from_world(world, template, rng, out):
     them). A played card goes back to the slot ``world`` says it was played
     from (public, docs/rules.md §2.7); where ``world`` does not say (a view
     that leaves out a hand's ``played``), a seat's remaining played cards go
-    to its remaining played slots in a random order. False if the counts
+    to its remaining played slots in a random order. Only the slots dealt are
+    read (a small variant's others are never dealt, §2.15); the deck's other
+    cards follow them, then the cards out of the deck. False if the counts
     disagree.
     """
     n = world[N_PLAYERS]
+    hand = world[DEALT_HAND]
     size = N_SEATS * SLOTS_PER_SEAT
     dealt = ZERO
     played = np.empty(SLOTS_PER_SEAT, np.int64)
@@ -881,25 +950,26 @@ def deal_from_world(world, template, rng, out):
                 played[count] = card
                 count += 1
         unplaced = 0
-        for slot in range(SLOTS_PER_SEAT):
-            at = seat * SLOTS_PER_SEAT + slot
+        for k in range(hand):
+            at = seat * SLOTS_PER_SEAT + DEALT_SLOTS[hand, k]
+            place = seat * hand + k
             if template[at] != -2:
-                out[at] = world[SLOTS + at]
-                if out[at] == EMPTY_SLOT:
+                out[place] = world[SLOTS + at]
+                if out[place] == EMPTY_SLOT:
                     return False
                 continue
             card = world[PLAYED_FROM + at]
-            out[at] = card
+            out[place] = card
             if card == EMPTY_SLOT:
                 unplaced += 1
                 continue
-            k = 0
-            while k < count and played[k] != card:
-                k += 1
-            if k == count:
+            j = 0
+            while j < count and played[j] != card:
+                j += 1
+            if j == count:
                 return False
             count -= 1
-            played[k] = played[count]
+            played[j] = played[count]
         if unplaced != count:
             return False
         for k in range(count - 1, 0, -1):  # shuffle the played cards of unknown slots
@@ -908,17 +978,24 @@ def deal_from_world(world, template, rng, out):
             played[k] = played[j]
             played[j] = tmp
         used = 0
-        for slot in range(SLOTS_PER_SEAT):
-            at = seat * SLOTS_PER_SEAT + slot
-            if out[at] == EMPTY_SLOT:
-                out[at] = played[used]
+        for k in range(hand):
+            place = seat * hand + k
+            if out[place] == EMPTY_SLOT:
+                out[place] = played[used]
                 used += 1
-            dealt |= bit(out[at])
-    rest = ALL_CARDS & ~dealt
-    for i in range(n * SLOTS_PER_SEAT, DECK_SIZE):
-        if rest == ZERO:
-            return False
-        card = popcount((rest & (~rest + ONE)) - ONE)
+            dealt |= bit(out[place])
+    deck = np.uint64(world[DECK])
+    rest = deck & ~dealt
+    if popcount(rest) != popcount(deck) - n * hand:  # a card dealt twice, or from out of the deck
+        return False
+    i = n * hand
+    while rest != ZERO:
+        out[i] = popcount((rest & (~rest + ONE)) - ONE)
         rest &= rest - ONE
-        out[i] = card
+        i += 1
+    outside = ALL_CARDS & ~deck
+    while outside != ZERO:
+        out[i] = popcount((outside & (~outside + ONE)) - ONE)
+        outside &= outside - ONE
+        i += 1
     return True

@@ -45,11 +45,11 @@ OBSERVATION_PARTS = (
     ("present", N),  # 1 for the relative seats in the match
     ("trump", K.N_SUITS),
     ("bids", N * (K.MAX_BID + 2)),  # per relative seat: no bid yet, then bids 0..5
-    ("tricks_won", N),  # / 5
+    ("tricks_won", N),  # / 5 (the deal's tricks)
     ("trick", N * C),  # the current trick's cards, by relative seat
     ("played", C),  # cards played in earlier tricks of this deal
     ("totals", N),  # penalty totals / 10
-    ("deal_points", N),  # penalty points of the last scored deal / 5
+    ("deal_points", N),  # penalty points of the last scored deal / 5 (the deal's tricks)
     ("phase", 3),  # naming trump, bidding, playing
     ("trump_maker", N),  # one-hot relative seats
     ("dealer", N),
@@ -69,14 +69,17 @@ DEAL_CHOICES = ()
 
 
 def dealt_positions(options) -> int:
-    """Five slots per player are drawn card by card; the undealt cards follow."""
-    return K.SLOTS_PER_SEAT * int(options[0])
+    """Each player's dealt slots (five; ``hand`` in a small variant, docs/rules.md §2.15)
+    are drawn card by card; the undealt cards follow. ``options`` is the kernels' option
+    array."""
+    return int(options[3]) * int(options[0])
 
 
 @njit(cache=True)
 def observe(state, seat, out):
     out[:] = 0.0
     n = state[N_PLAYERS]
+    tricks = state[K.DEALT_HAND]  # of a deal: five, fewer in a small variant (a share, not a division)
     for t in range(n):
         r = relative_seat(t, seat, n)
         out[PRESENT_AT + r] = 1.0
@@ -99,9 +102,9 @@ def observe(state, seat, out):
                 out[at + card] = 1.0
         bid = state[K.BIDS + t]
         out[BIDS_AT + r * BID_WIDTH + (0 if bid == K.NO_BID else bid + 1)] = 1.0
-        put_fraction(out, WON_AT + r, state[K.TRICKS_WON + t], K.TRICKS_PER_DEAL)
+        put_fraction(out, WON_AT + r, K.SHARE_OF[tricks, state[K.TRICKS_WON + t]], 1)
         put_fraction(out, TOTALS_AT + r, state[TOTALS + t], K.LOSING_TOTAL)
-        put_fraction(out, POINTS_AT + r, state[DEAL_POINTS + t], K.MAX_PENALTY)
+        put_fraction(out, POINTS_AT + r, K.SHARE_OF[tricks, state[DEAL_POINTS + t]], 1)
     put_one_hot(out, TRUMP_AT, state[K.TRUMP])
     phase = state[PHASE]
     leader = state[LEADER]
@@ -137,8 +140,9 @@ _ACTION_AT, _CARD_AT = N, N + NUM_ACTIONS
 
 
 def max_deal_steps(options) -> int:
-    """Trump is named once, each player bids once and plays its five slots."""
-    return 1 + (1 + SLOTS) * int(options[0])
+    """Trump is named once, each player bids once and plays its five slots (its ``hand``
+    dealt slots in a small variant)."""
+    return 1 + (1 + int(options[3])) * int(options[0])
 
 
 @njit(cache=True)

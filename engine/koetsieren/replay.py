@@ -22,10 +22,11 @@ def replay_script(game, view: dict) -> ReplayScript:
     scored when the deal ends, so the totals are those the deal began with."""
     size = K.N_SEATS * K.SLOTS_PER_SEAT
     template = np.full(2 * size, -1, dtype=np.int64)
+    dealt = game.dealt_slots()  # a small variant's other slots are never dealt (§2.15)
     for t, hand in enumerate(view["hands"]):
         slots = [*hand["table"], *hand["forehead"], hand["hidden"]]
         for slot, text in enumerate(slots):
-            if text is None:
+            if text is None and slot in dealt:
                 template[t * K.SLOTS_PER_SEAT + slot] = -2
     filled = [0] * K.N_SEATS
     entries = []
@@ -48,7 +49,7 @@ def replay_script(game, view: dict) -> ReplayScript:
 
 def card_places(array) -> np.ndarray:
     """Where each card is in a state, for measuring beliefs: its slot (``seat * 5 +
-    slot``), ``N_SEATS * 5`` (undealt) or -1 (played)."""
+    slot``), ``N_SEATS * 5`` (undealt) or -1 (played, or out of a small variant's deck)."""
     places = np.full(K.DECK_SIZE, -1, dtype=np.int64)
     for card in range(K.DECK_SIZE):
         if int(array[K.UNDEALT]) >> card & 1:
