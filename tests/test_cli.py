@@ -55,7 +55,8 @@ def test_play_takes_the_game_as_the_other_commands_do(capsys):
         (["tournament", "--agents", "random", "--scheduler", "tcp://h:8786", "--backend", "loky"],
          "--scheduler tcp://h:8786 needs --backend dask"),
         ([], "error: name a command (slagwerk COMMAND --help describes one)"),  # after the help
-        (["experiment"], "error: name an experiment: slagwerk experiment {budget,information,belief,exploitability}"),
+        (["experiment"],
+         "error: name an experiment: slagwerk experiment {budget,information,belief,exploitability}"),
     ],
 )
 def test_bad_input_is_one_clear_error_line(argv, message, capsys):
