@@ -178,6 +178,15 @@ def test_hidden_cards_are_dealt_again_only_from_the_deck_in_play():
     assert swapped > 0
 
 
+def test_a_view_naming_a_card_outside_the_deck_is_refused():
+    """docs/rules.md §3.18: a view of a small variant holding a card outside its deck is impossible."""
+    state = start(SMALLEST, TRUMP_HANDS, "Ah")
+    view = json.loads(json.dumps(state.view(1)))
+    view["hand"] = ["Ad", "Ks"]
+    with pytest.raises(InvalidViewError, match=r"Ks is not in the deck of these options \(the top 2 ranks"):
+        state.game.state_from_view(view)
+
+
 def test_the_heuristic_counts_as_unseen_only_cards_of_the_deck_in_play():
     """docs/rules.md §3.18: the heuristic's unseen cards are the deck's (unused ones included),
     never cards out of it."""
