@@ -24,7 +24,9 @@ An observation module provides
     How a deal is drawn as chance events (OpenSpiel): the first positions
     of the deal vector one card at a time, the rest of the cards after them
     in ascending order (their order does not matter to the rules), and each
-    ``(position, low, high)`` of ``DEAL_CHOICES`` a uniform integer.
+    ``(position, low, high)`` of ``DEAL_CHOICES`` a uniform integer (or of
+    ``deal_choices(options)``, where a module has it: choices that depend
+    on the options).
 ``learnt_events(game, before, after, seat, action) -> str`` (optional)
     What ``seat`` learns from ``action`` (taking ``before`` to ``after``)
     besides the action's text (Kozel: the cards it draws, the cards a

@@ -267,8 +267,8 @@ class Game(ABC):
         raise self._lists_no_deals()
 
     def _lists_no_deals(self) -> OptionError:
-        return OptionError(f"{self.name} does not list its deals (only small variants do: Coins "
-                           f"§1.10, Aluette §4.11 of docs/rules.md)")
+        return OptionError(f"{self.name} does not list its deals (only small variants do: "
+                           f"docs/rules.md §1.10, §2.15, §3.18, §4.11)")
 
     def hands_to_json(self, vector: np.ndarray, n_hands: int, hand_size: int) -> dict:
         """The record form of a deal of ``n_hands`` equal hands followed by the

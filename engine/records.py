@@ -147,7 +147,7 @@ def _replay_deal(state: State, deal, number: int) -> None:
             f"{where}: 'actions' must be a list of actions in {game.name} notation, not {_what(actions)}"
         )
     try:
-        vector = game.deal_from_json(deal)
+        vector = game.deal_from_json({"dealer": state.dealer, **deal})  # the dealer the rules name
     except SlagwerkError as err:
         raise InvalidRecordError(f"{where}: {err}") from None
     state.deal(vector)

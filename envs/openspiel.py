@@ -22,7 +22,7 @@ score mapped to [-1, 1]).
   one for each distinct deal: exact algorithms then walk each deal once,
   not once per order of its cards. Only a game that lists its deals
   (:meth:`~slagwerk.engine.game.Game.all_deals`: small variants, docs/rules.md
-  §1.10 and §4.11) offers it.
+  §1.10, §2.15, §3.18 and §4.11) offers it.
 - Player actions are the game's compact action index
   (:mod:`slagwerk.engine.encoding`).
 - ``information_state_string(p)`` has perfect recall over the whole match:
@@ -118,7 +118,9 @@ class _Context:
 def _context(game_name: str, options: tuple, objective: str, chance: str = "card") -> _Context:
     game, module = load(game_name, dict(options))
     draws = module.dealt_positions(game.options_array)
-    choices = tuple(module.DEAL_CHOICES)
+    # A game whose choices depend on its options (Kozel's stock, docs/rules.md §3.18) says so.
+    choices = tuple(module.deal_choices(game.options_array) if hasattr(module, "deal_choices")
+                    else module.DEAL_CHOICES)
     outcomes = max([game.deck.size] + [high + 1 for _, _, high in choices])
     key = (game_name, options, objective, chance)
     if chance == "card":
@@ -536,8 +538,12 @@ class SlagwerkState(pyspiel.State):
             if context.whole_deals is not None:
                 if not 0 <= action < len(context.whole_deals):
                     return f"action {action}"
-                hands = context.game.deal_to_json(context.whole_deals[action])["hands"]
-                return "deal " + " | ".join(" ".join(_cards_of(hand)) for hand in hands)
+                record = context.game.deal_to_json(context.whole_deals[action])
+                text = "deal " + " | ".join(" ".join(_cards_of(hand)) for hand in record.pop("hands"))
+                record.pop("undealt", None)  # the rest of the deck: follows from the rest
+                # what else makes a deal (Kozel: its stock and the card shown, docs/rules.md §3.18)
+                return " ".join([text, *(f"{key} {' '.join(value) if isinstance(value, list) else value}"
+                                         for key, value in record.items())])
             if self._drawn < context.draws:
                 return f"deal {context.game.deck.name(action)} to position {self._drawn}"
             return f"choose {action} for position {context.choices[self._drawn - context.draws][0]}"

@@ -32,6 +32,8 @@ from slagwerk.engine.state import (
 )
 
 GAME = make_game("kozel")
+FULL_OPTIONS = (0, K.N_RANKS, K.HAND_SIZE, K.STOCK_SIZE)
+"""The kernels' option array of the full game: first_dealer, ranks, hand, stock."""
 
 
 # ------------------------------------------------- invariants inside numba
@@ -42,7 +44,9 @@ def molodka_rich_deal(rng, out):
     """A random deal; two times in three the hands are dealt suit by suit (so most
     hold a molodka), and one time in three the stock is also arranged so that
     each seat's draws share a suit."""
-    K.random_deal(np.zeros(1, np.int64), rng, out)
+    state = np.zeros(K.STATE_SIZE, np.int64)
+    K.init_match(state, np.array(FULL_OPTIONS, np.int64))
+    K.random_deal(state, rng, out)
     mode = rand_below(rng, 3)
     if mode >= 1:  # insertion sort of the 16 hand cards by suit
         for i in range(1, 16):
@@ -132,7 +136,7 @@ def random_matches(n_matches, seed_rng, heuristic_share):
     state = np.zeros(K.STATE_SIZE, np.int64)
     deal = np.zeros(K.DEAL_SIZE, np.int64)
     actions = np.zeros(K.MAX_ACTIONS, np.int64)
-    options = np.zeros(1, np.int64)
+    options = np.array(FULL_OPTIONS, np.int64)
     totals_before = np.zeros(6, np.int64)
     deals = questions = molodkas = 0
     for _ in range(n_matches):

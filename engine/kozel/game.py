@@ -22,10 +22,12 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations, permutations
+from math import comb, perm
 
 import numpy as np
 
-from ...errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError, brief
+from ...errors import CardError, IllegalActionError, InvalidRecordError, InvalidViewError, OptionError, brief
 from ..bits import make_rng
 from ..cards import KOZEL_DECK, UNKNOWN_CARD
 from ..game import Game, State
@@ -105,7 +107,7 @@ class Kozel(Game):
     deck = KOZEL_DECK
     view_keys = VIEW_KEYS
     view_max_tricks = K.MAX_TRICKS
-    deal_fields = ("hands", "stock", "trump_card")
+    deal_fields = ("hands", "stock", "trump_card", "undealt")
 
     def view_schema_properties(self) -> dict:
         """The shapes of the fields Kozel adds to a view (:mod:`slagwerk.engine.view_schema`)."""
@@ -226,43 +228,147 @@ class Kozel(Game):
 
     # ---------------------------------------------------------------- deals
     def deal_to_json(self, vector: np.ndarray) -> dict:
+        """The hands, the stock (top first) and the shown card; a small variant (§3.18) without a
+        stock has no ``stock``, and one that leaves cards of its deck unused lists them as
+        ``undealt`` (cards out of its deck are never listed)."""
         v = [int(c) for c in vector]
-        hands = [
-            [self.deck.name(c) for c in v[s * K.HAND_SIZE : (s + 1) * K.HAND_SIZE]]
-            for s in range(K.N_SEATS)
-        ]
-        stock = [self.deck.name(c) for c in v[K.DEAL_STOCK : K.DEAL_STOCK + K.STOCK_SIZE]]
-        return {"hands": hands, "stock": stock, "trump_card": stock[v[K.DEAL_TRUMP_POSITION]]}
+        hand, stock_size = self.options["hand"], self.options["stock"]
+        hands = [[self.deck.name(c) for c in v[s * hand : (s + 1) * hand]] for s in range(K.N_SEATS)]
+        base = K.N_SEATS * hand
+        stock = [self.deck.name(c) for c in v[base : base + stock_size]]
+        if stock_size:
+            record = {"hands": hands, "stock": stock, "trump_card": stock[v[K.DEAL_TRUMP_POSITION]]}
+        else:  # the dealer's last card (§3.19), whose place the vector names
+            record = {"hands": hands, "trump_card": self.deck.name(v[v[K.DEAL_TRUMP_POSITION]])}
+        unused = [self.deck.name(c) for c in v[base + stock_size : K.DECK_SIZE] if self.in_play(c)]
+        if unused:
+            record["undealt"] = unused
+        return record
 
     def deal_from_json(self, deal: dict) -> np.ndarray:
+        """The deal vector of :meth:`deal_to_json`'s form. Without a stock (§3.19) the trump card
+        must be in the dealer's hand (when the deal names its dealer; the record loader always
+        gives it) and goes to that hand's last place; ``undealt`` may be left out."""
         if not isinstance(deal, dict):
             raise InvalidRecordError(f"a deal is a JSON object, not {brief(deal)}")
+        size, stock_size = self.options["hand"], self.options["stock"]
         hands = deal.get("hands")
         if not isinstance(hands, list) or len(hands) != K.N_SEATS:
             raise InvalidRecordError(f"'hands' must list {K.N_SEATS} hands, not {brief(hands)}")
-        cards = []
+        parsed_hands = []
         for seat, hand in enumerate(hands):
             parsed = self.deck.parse_many(hand, what=f"hand of seat {seat}")
-            if len(parsed) != K.HAND_SIZE:
-                raise InvalidRecordError(
-                    f"hand of seat {seat} has {len(parsed)} cards, not {K.HAND_SIZE}"
-                )
-            cards.extend(parsed)
-        if "stock" not in deal or "trump_card" not in deal:
+            if len(parsed) != size:
+                raise InvalidRecordError(f"hand of seat {seat} has {len(parsed)} cards, not {size}")
+            parsed_hands.append(parsed)
+        if "trump_card" not in deal or ("stock" not in deal and stock_size):
             raise InvalidRecordError("a Kozel deal needs 'stock' (top first) and 'trump_card'")
-        stock = self.deck.parse_many(deal["stock"], what="'stock'")
-        if len(stock) != K.STOCK_SIZE:
-            raise InvalidRecordError(f"'stock' has {len(stock)} cards, not {K.STOCK_SIZE}")
-        cards.extend(stock)
-        if len(set(cards)) != K.DECK_SIZE:
+        stock = self.deck.parse_many(deal.get("stock", []), what="'stock'")
+        if len(stock) != stock_size:
+            raise InvalidRecordError(f"'stock' has {len(stock)} cards, not {stock_size}")
+        cards = [c for hand in parsed_hands for c in hand] + stock
+        if len(set(cards)) != len(cards):
             dup = sorted({self.deck.name(c) for c in cards if cards.count(c) > 1})
             raise InvalidRecordError(f"a card is dealt twice: {', '.join(dup)}")
+        outside = [c for c in cards if not self.in_play(c)]
+        if outside:
+            raise InvalidRecordError(f"{self.deck.name(outside[0])} is not in the deck of {self!r} "
+                                     f"(the top {self.options['ranks']} ranks of each suit)")
+        rest = [c for c in self.cards_in_play() if c not in set(cards)]
+        if "undealt" in deal:
+            undealt = self.deck.parse_many(deal["undealt"], what="'undealt'")
+            if sorted(undealt) != rest:
+                raise InvalidRecordError(f"'undealt' must be the cards of the deck not dealt: "
+                                         f"{' '.join(self.deck.name(c) for c in rest) or 'none'}")
+            rest = undealt
+        out_of_play = [c for c in range(K.DECK_SIZE) if not self.in_play(c)]
         trump = self.deck.parse(deal["trump_card"])
-        if trump not in stock:
+        if stock_size:
+            if trump not in stock:
+                raise InvalidRecordError(
+                    f"'trump_card' {brief(deal['trump_card'])} is not in the stock: the dealer shows a "
+                    "stock card"
+                )
+            return np.array(cards + rest + out_of_play + [stock.index(trump)], dtype=np.int64)
+        holder = next((s for s, hand in enumerate(parsed_hands) if trump in hand), None)
+        dealer = deal.get("dealer")
+        if holder is None or (isinstance(dealer, int) and holder != dealer):
+            where = "a hand" if holder is None or not isinstance(dealer, int) else f"seat {dealer}'s hand"
             raise InvalidRecordError(
-                f"'trump_card' {brief(deal['trump_card'])} is not in the stock: the dealer shows a stock card"
+                f"'trump_card' {brief(deal['trump_card'])} is not in {where}: without a stock the dealer "
+                "shows its own last card (docs/rules.md §3.19)"
             )
-        return np.array(cards + [stock.index(trump)], dtype=np.int64)
+        hand = parsed_hands[holder]
+        parsed_hands[holder] = [c for c in hand if c != trump] + [trump]  # the last dealt
+        cards = [c for hand in parsed_hands for c in hand]
+        return np.array(cards + rest + out_of_play + [holder * size + size - 1], dtype=np.int64)
+
+    # ---------------------------------------------------- small variants
+    def _check_options(self):
+        super()._check_options()
+        ranks, hand, stock = self.options["ranks"], self.options["hand"], self.options["stock"]
+        if stock % K.N_SEATS:
+            raise OptionError(f"kozel option stock={stock} is not a multiple of {K.N_SEATS}: the players "
+                              f"draw from it in rounds of {K.N_SEATS} (docs/rules.md §3.12)")
+        if K.N_SEATS * hand + stock > K.N_SUITS * ranks:
+            raise OptionError(f"kozel option stock={stock} is too many with hand={hand}: a deck of {ranks} "
+                              f"ranks has {K.N_SUITS * ranks} cards, at most "
+                              f"{K.N_SUITS * ranks - K.N_SEATS * hand} for the stock")
+
+    def in_play(self, card: int) -> bool:
+        """Whether ``card`` is in the deck of this game's options (§3.18)."""
+        return K.rank_of(card) >= K.N_RANKS - self.options["ranks"]
+
+    def cards_in_play(self) -> list[int]:
+        return [card for card in range(K.DECK_SIZE) if self.in_play(card)]
+
+    def _trump_choices(self) -> int:
+        """How many places the shown card of a deal may have: the stock's middle positions, or
+        the dealer's cards without a stock (§3.5, §3.19)."""
+        stock = self.options["stock"]
+        return stock - 2 if stock else self.options["hand"]
+
+    def deal_count(self) -> int:
+        """Distinct first deals: the four hands as sets, the stock in order, the unused cards as
+        a set, and the shown card's place (§3.18, §3.19)."""
+        cards, hand, stock = len(self.cards_in_play()), self.options["hand"], self.options["stock"]
+        count = 1
+        for seat in range(K.N_SEATS):
+            count *= comb(cards - seat * hand, hand)
+        return count * perm(cards - K.N_SEATS * hand, stock) * self._trump_choices()
+
+    def all_deals(self):
+        """Every first deal of the deck in play (dealt by the option ``first_dealer``), each once:
+        the hands as sets seat by seat, the stock in every order, the deck's unused cards and the
+        cards out of it, and every place of the shown card: a middle stock position, or without a
+        stock each card of the dealer's hand as its last (§3.19)."""
+        cards, size, stock = self.cards_in_play(), self.options["hand"], self.options["stock"]
+        dealer = self.options["first_dealer"]
+        out_of_play = [c for c in range(K.DECK_SIZE) if not self.in_play(c)]
+
+        def hands_from(left, seat):
+            if seat == K.N_SEATS:
+                yield [], left
+                return
+            for hand in combinations(left, size):
+                rest = [c for c in left if c not in hand]
+                for later, unused in hands_from(rest, seat + 1):
+                    yield [list(hand), *later], unused
+
+        for hands, left in hands_from(cards, 0):
+            if stock:
+                for pile in permutations(left, stock):
+                    unused = [c for c in left if c not in pile]
+                    head = [c for hand in hands for c in hand] + list(pile) + unused + out_of_play
+                    for place in range(K.TRUMP_FIRST_PLACE, stock - 1):
+                        yield np.array(head + [place], dtype=np.int64)
+                continue
+            own = hands[dealer]
+            for shown in own:
+                hands[dealer] = [c for c in own if c != shown] + [shown]
+                head = [c for hand in hands for c in hand] + left + out_of_play
+                yield np.array(head + [dealer * size + size - 1], dtype=np.int64)
+            hands[dealer] = own
 
     # ---------------------------------------------------------------- views
     def view(self, state: State, seat: int) -> dict:
@@ -295,7 +401,7 @@ class Kozel(Game):
             hand=self.names_of(hands[seat]),
             hand_sizes=[bin(h).count("1") for h in hands],
             trump_card=self.deck.name(int(arr[K.TRUMP_CARD])) if dealt else None,
-            stock_size=K.STOCK_SIZE - int(arr[K.STOCK_NEXT]) if dealt else K.STOCK_SIZE,
+            stock_size=self.options["stock"] - int(arr[K.STOCK_NEXT]) if dealt else self.options["stock"],
             shown=self.names_of(face_up),
             known_cards=[self.names_of(h & face_up) for h in hands],
             tricks=tricks,
@@ -336,9 +442,11 @@ class Kozel(Game):
         for t, s, kind, cards, unknown in parts.cells:
             array[K.PLAYED + t * K.N_SEATS + s] = _mask(cards + [pool.pop() for _ in range(unknown)])
             array[K.PLAY_KIND + t * K.N_SEATS + s] = kind
-        array[K.STOCK_NEXT] = K.STOCK_SIZE - stock
-        for i in range(K.STOCK_SIZE - stock, K.STOCK_SIZE):
+        stock_size = self.options["stock"]
+        array[K.STOCK_NEXT] = stock_size - stock
+        for i in range(stock_size - stock, stock_size):
             array[K.STOCK + i] = pool.pop()
+        array[K.UNDEALT] = _mask(pool)  # a small variant's unused cards (§3.18): the unseen rest
         array[K.TRUMP_CARD] = parts.trump
         array[K.TRUMP_SUIT] = K.suit_of(parts.trump)
         array[K.FACE_UP] = _mask(parts.shown)
@@ -371,7 +479,7 @@ class Kozel(Game):
         trump = self.deck.name(int(arr[K.TRUMP_CARD]))
         lines.append(
             f"  trumps {SUIT_NAMES[trump[1]]} (shown card {trump}), "
-            f"stock {K.STOCK_SIZE - int(arr[K.STOCK_NEXT])} cards"
+            f"stock {self.options['stock'] - int(arr[K.STOCK_NEXT])} cards"
         )
         for s in range(K.N_SEATS):
             cards = self.hand_text(int(arr[K.HANDS + s]), seat is None or s == seat, self.names_of)
@@ -413,6 +521,7 @@ class _ViewReader:
         self.view = view
         self.deck = game.deck
         self.seat = view["seat"]
+        self.full = game.options["hand"]  # a full hand: 4, or a small variant's (§3.18)
         self.trump_suit = -1
         # Nobody to move after a trick: the deal is over and counted, and its
         # discards were turned up (§3.8.3); the checks below make sure it is over.
@@ -480,10 +589,11 @@ class _ViewReader:
             count = len(cards) + unknown
             if i == 0:
                 size = count
-                if not 1 <= size <= K.HAND_SIZE or len({K.suit_of(c) for c in cards}) != 1:
-                    self.fail(f"{pw}: a lead is 1 to 4 cards of one suit, not {brief(play['cards'])}")
-                if kind == "molodka" and size != K.HAND_SIZE:
-                    self.fail(f"{pw}: a molodka is four cards, not {size}")
+                if not 1 <= size <= self.full or len({K.suit_of(c) for c in cards}) != 1:
+                    self.fail(f"{pw}: a lead is 1 to {self.full} cards of one suit, "
+                              f"not {brief(play['cards'])}")
+                if kind == "molodka" and size != self.full:
+                    self.fail(f"{pw}: a molodka is {self.full} cards, not {size}")
             elif count != size:
                 self.fail(f"{pw} has {count} cards, but the trick is played with {size}")
             if kind == "beat" and not K.beats_set(_mask(cards), _mask(winning), self.trump_suit):
@@ -497,9 +607,12 @@ class _ViewReader:
                 hidden = [c for c in cards if c not in self.shown]
                 if hidden:
                     self.fail(f"{pw}: seat {self.seat} cannot know the face-down {self.deck.name(hidden[0])}")
-            if t == 0 and self.trump in cards:
+            if t == 0 and self.trump in cards and self.game.options["stock"]:
                 self.fail(f"{pw}: the trump card {self.deck.name(self.trump)} lies in the stock "
                           "until the first draw")
+            if self.trump in cards and not self.game.options["stock"] and seat != self.view["dealer"]:
+                self.fail(f"{pw}: the trump card {self.deck.name(self.trump)} is the dealer's, "
+                          f"not seat {seat}'s (docs/rules.md §3.19)")
             self.record(cards, pw)
             out.append((seat, TEXT_KIND[kind], cards, unknown))
         return out
@@ -540,7 +653,7 @@ class _ViewReader:
         completed = view["tricks"]
         if not isinstance(completed, list) or len(completed) != tricks_done:
             self.fail(f"view field 'tricks' must list the {tricks_done} completed tricks")
-        hand_size, stock = K.HAND_SIZE, K.STOCK_SIZE
+        hand_size, stock = self.full, self.game.options["stock"]
         cells = []  # (trick, seat, kind, known cards, unknown count)
         leaders, winners = [], []
         previous = None
@@ -598,8 +711,11 @@ class _ViewReader:
             self.fail(f"hand_sizes {brief(view['hand_sizes'])} should be {sizes!r}")
         if view["stock_size"] != stock:
             self.fail(f"stock_size {brief(view['stock_size'])} should be {stock} after these tricks")
-        if tricks_done == 0 and (self.trump in hand or self.trump in self.shown):
+        in_stock = self.game.options["stock"] and tricks_done == 0
+        if in_stock and (self.trump in hand or self.trump in self.shown):
             self.fail(f"the trump card {deck.name(self.trump)} lies in the stock until the first draw")
+        if not self.game.options["stock"]:
+            self.check_dealers_trump(hand, known_cards, cells, sizes)
         for s in range(K.N_SEATS):
             if len(known_cards[s]) > sizes[s]:
                 self.fail(f"seat {s} holds {sizes[s]} cards, fewer than its known cards")
@@ -608,10 +724,17 @@ class _ViewReader:
             self.fail(f"shown card {deck.name(unlocated[0])} is nowhere in the view")
 
         # Cards the seat cannot see fill the hidden places in any order; determinize
-        # then redeals them properly from the seed.
-        pool = [c for c in range(K.DECK_SIZE) if c not in self.located]
+        # then redeals them properly from the seed. A small variant's deck (§3.18) leaves
+        # some cards unused: hidden places too.
+        outside = [c for c in self.located if not self.game.in_play(c)]
+        if outside:
+            self.fail(f"{deck.name(outside[0])} is not in the deck of these options "
+                      f"(the top {self.game.options['ranks']} ranks of each suit)")
+        in_play = self.game.cards_in_play()
+        pool = [c for c in in_play if c not in self.located]
         places = sum(sizes[s] - len(known_cards[s]) for s in range(K.N_SEATS) if s != seat)
         places += sum(cell[4] for cell in cells) + stock
+        places += len(in_play) - K.N_SEATS * self.full - self.game.options["stock"]
         if places != len(pool):
             self.fail(f"{len(pool)} unseen cards do not fill the {places} hidden places of the view")
         parts = _KozelView(
@@ -630,6 +753,27 @@ class _ViewReader:
             parts.phase = PHASE_PLAY if trick["asking"] is None else K.PHASE_QUESTION
         return parts
 
+    def check_dealers_trump(self, hand, known_cards, cells, sizes):
+        """Without a stock (docs/rules.md §3.19) the shown card is the dealer's: in its hand or
+        among its plays, seen by the dealer, and where another seat cannot see it, one of the
+        dealer's hidden cards."""
+        dealer, trump, name = self.view["dealer"], self.trump, self.deck.name(self.trump)
+        holders = [s for s in range(K.N_SEATS) if s != dealer and trump in known_cards[s]]
+        if self.seat != dealer and trump in hand:
+            holders.append(self.seat)
+        if holders:
+            self.fail(f"the trump card {name} is the dealer's (seat {dealer}), not seat {holders[0]}'s "
+                      "(docs/rules.md §3.19)")
+        if trump in self.located:
+            return
+        if self.seat == dealer:
+            self.fail(f"seat {dealer} dealt itself the trump card {name}: it must be in its hand or "
+                      "among its plays")
+        room = sizes[dealer] - len(known_cards[dealer]) + sum(c[4] for c in cells if c[1] == dealer)
+        if room == 0:
+            self.fail(f"the trump card {name} is the dealer's, but seat {dealer} has no hidden card "
+                      "that can be it")
+
     def check_trick(self, trick, current, sizes):
         """The molodka questions of the trick in progress, and who is to move."""
         view = self.view
@@ -643,7 +787,7 @@ class _ViewReader:
             self.fail(f"trick 'asked' must list distinct seats, not {brief(asked)}")
         asking = trick["asking"]
         played = {p[0] for p in current}
-        if asked and sizes[asked[0]] + (len(current[0][2]) if asked[0] in played else 0) != K.HAND_SIZE:
+        if asked and sizes[asked[0]] + (len(current[0][2]) if asked[0] in played else 0) != self.full:
             self.fail(f"seats {brief(asked)} were asked about a molodka, but hands are not full")
         if asking is None:
             if to_move != (leader + len(current)) % K.N_SEATS:
@@ -653,7 +797,7 @@ class _ViewReader:
             self.seat_value(asking, "trick 'asking'")
             if asking != to_move or asking not in asked or asking in played or declared:
                 self.fail(f"seat {brief(asking)} cannot be asked about a molodka now")
-            if sizes[asking] != K.HAND_SIZE:
+            if sizes[asking] != self.full:
                 self.fail(f"seat {asking} holds {sizes[asking]} cards: no molodka to ask about")
 
 
@@ -675,8 +819,9 @@ def _write_trick(arr, view: dict, current: list, sizes: list[int], hand: list[in
     if trick["asking"] is not None:
         arr[K.QUESTION_POS] = (trick["asking"] - trick["original_leader"]) % K.N_SEATS
     played = {p[0] for p in current}
-    if seat not in played and not declared and sizes[seat] == K.HAND_SIZE:
-        holds = bool(K.holds_molodka(_mask(hand)))
+    full = int(arr[K.DEALT_HAND])
+    if seat not in played and not declared and sizes[seat] == full:
+        holds = bool(K.holds_molodka(_mask(hand), full))
         must, must_not = K._molodka_constraints(arr, -1)
         if (must >> seat & 1 and not holds) or (must_not >> seat & 1 and holds):
             raise InvalidViewError(f"seat {seat}'s hand contradicts the molodka questions of this trick")

@@ -113,18 +113,25 @@ KIND_UNSEEN_DISCARD = 6
 PHASE_QUESTION = PHASE_GAME_BASE
 """``TO_MOVE`` is asked whether to declare its molodka (``MOLODKA`` or ``PASS``)."""
 
-OPTION_NAMES = ("first_dealer",)
+OPTION_NAMES = ("first_dealer", "ranks", "hand", "stock")
 DEAL_SIZE = N_SEATS * HAND_SIZE + STOCK_SIZE + 1
 """A deal vector: the 16 hand cards (seat 0's four, then seat 1's, ...), the 20
 stock cards top first, then the position (0..19) in the stock of the shown trump card
-(random deals show a middle card; a record may name any position)."""
+(random deals show a middle card; a record may name any position).
+
+A small variant (docs/rules.md §3.18) deals ``hand`` cards each and a stock of ``stock``:
+its vector lists the ``4 * hand`` hand cards, then the stock top first, then the cards of
+its deck left unused, then the cards out of its deck (36 in all), then the trump position:
+in the stock as above, or, without a stock, the vector index of the dealer's last hand card
+(the card shown, §3.19; the kernels take that card whatever the position says)."""
 DEAL_STOCK = N_SEATS * HAND_SIZE
 DEAL_TRUMP_POSITION = DEAL_SIZE - 1
 TRUMP_FIRST_PLACE = 1
 TRUMP_LAST_PLACE = STOCK_SIZE - 2
 """The dealer shows a card from the middle of the stock: a position from
 ``TRUMP_FIRST_PLACE`` to ``TRUMP_LAST_PLACE`` (0 is the top), uniformly; never
-the top or the bottom card (docs/rules.md §3.5)."""
+the top or the bottom card (docs/rules.md §3.5). A small variant's stock of ``s``
+cards: ``1 .. s - 2``."""
 MAX_ACTIONS = 15
 """A lead from four cards of one suit: 4 + 6 + 4 + 1 sets (responses: at most 12)."""
 
@@ -151,6 +158,11 @@ LAYOUT = build_layout(
         ("trick_winners", MAX_TRICKS),
         ("piles", N_TEAMS),  # cards taken per team (face-down ones included)
         ("team_tricks", N_TEAMS),  # tricks taken per team this deal
+        # small variants (docs/rules.md §3.18), set by init_match from the options:
+        ("deck", 1),  # card mask of the deck in play: the top `ranks` ranks of each suit
+        ("hand_size", 1),  # option `hand`: cards dealt to each seat (a full hand)
+        ("stock_size", 1),  # option `stock`: cards in the stock when dealt
+        ("undealt", 1),  # cards of the deck in play this deal left unused (hidden from all)
     ]
 )
 STATE_SIZE = LAYOUT.size
@@ -175,6 +187,10 @@ TRICK_LEADERS = LAYOUT.offset["trick_leaders"]
 TRICK_WINNERS = LAYOUT.offset["trick_winners"]
 PILES = LAYOUT.offset["piles"]
 TEAM_TRICKS = LAYOUT.offset["team_tricks"]
+DECK = LAYOUT.offset["deck"]
+DEALT_HAND = LAYOUT.offset["hand_size"]
+STOCK_LEN = LAYOUT.offset["stock_size"]
+UNDEALT = LAYOUT.offset["undealt"]
 
 
 # ------------------------------------------------------------------ cards
@@ -260,12 +276,30 @@ def beats_set(cards, winning, trump_suit):
 
 
 @njit(cache=True)
-def holds_molodka(hand):
-    """True when ``hand`` is four cards of one suit."""
+def holds_molodka(hand, size=HAND_SIZE):
+    """True when ``hand`` is ``size`` cards of one suit: four, or a small variant's full hand
+    (docs/rules.md §3.21)."""
     h = np.uint64(hand)
-    if popcount(h) != HAND_SIZE:
+    if popcount(h) != size:
         return False
     return h & suit_mask(suit_of(lowest_bit(h))) == h
+
+
+@njit(cache=True)
+def deck_of(ranks):
+    """The card mask of a deck of the top ``ranks`` ranks of every suit (``A T K ...``)."""
+    deck = ZERO
+    for suit in range(N_SUITS):
+        for rank in range(N_RANKS - ranks, N_RANKS):
+            deck |= bit(suit * N_RANKS + rank)
+    return deck
+
+
+@njit(cache=True)
+def points_in_play(state):
+    """The card points of the cards dealt this deal (hands and stock): 120 in the full game, a
+    small variant's deck less its unused cards (docs/rules.md §3.20)."""
+    return card_points(np.uint64(state[DECK]) & ~np.uint64(state[UNDEALT]))
 
 
 @njit(cache=True)
@@ -310,11 +344,14 @@ def team_of(seat):
 def init_match(state, options):
     """Start a match in ``state`` (int64[STATE_SIZE], in place).
 
-    ``options`` is int64 ``[first_dealer]``. The state then waits for its first
-    deal (``PHASE_DEAL_PENDING``).
+    ``options`` is int64 ``[first_dealer, ranks, hand, stock]``. The state then waits for
+    its first deal (``PHASE_DEAL_PENDING``).
     """
     init_header(state, GAME_ID, N_SEATS, options[0])
     state[NEXT_LEADER] = left_of(options[0], N_SEATS)
+    state[DECK] = np.int64(deck_of(options[1]))
+    state[DEALT_HAND] = options[2]
+    state[STOCK_LEN] = options[3]
 
 
 @njit(cache=True)
@@ -322,11 +359,38 @@ def random_deal(state, rng, out):
     """Write a uniformly random deal vector (int64[DEAL_SIZE]) into ``out``:
     a shuffled deck (hands, then the stock top first) and the stock position
     of the card the dealer shows, uniform over the middle positions
-    ``TRUMP_FIRST_PLACE .. TRUMP_LAST_PLACE`` (docs/rules.md §3.5)."""
+    ``TRUMP_FIRST_PLACE .. TRUMP_LAST_PLACE`` (docs/rules.md §3.5).
+
+    A small variant (§3.18) then takes the cards of its deck in play first (:func:`_small_deal`),
+    and shows a middle card of its stock, or with no stock the dealer's last card (§3.19)."""
     shuffle_all(out, DECK_SIZE, rng)
     out[DEAL_TRUMP_POSITION] = TRUMP_FIRST_PLACE + rand_below(
         rng, TRUMP_LAST_PLACE - TRUMP_FIRST_PLACE + 1
     )
+    if state[DEALT_HAND] != HAND_SIZE or state[STOCK_LEN] != STOCK_SIZE:
+        _small_deal(state, rng, out)
+
+
+@njit(cache=True)
+def _small_deal(state, rng, out):
+    """Make the shuffled deck ``out`` a deal of a small variant (docs/rules.md §3.18): the cards
+    of its deck in play first, then the cards out of it (swapped forward in place: the order of
+    the cards in play stays uniformly random, a fixed rearrangement given where they lay); and
+    the trump position of its stock, or without one the dealer's last card (§3.19)."""
+    hand = state[DEALT_HAND]
+    stock = state[STOCK_LEN]
+    deck = np.uint64(state[DECK])
+    n = 0
+    for i in range(DECK_SIZE):
+        card = out[i]
+        if (deck >> np.uint64(card)) & ONE:
+            out[i] = out[n]
+            out[n] = card
+            n += 1
+    if stock > 0:
+        out[DEAL_TRUMP_POSITION] = TRUMP_FIRST_PLACE + rand_below(rng, stock - 2)
+    else:
+        out[DEAL_TRUMP_POSITION] = state[DEALER] * hand + hand - 1
 
 
 @njit(cache=True)
@@ -338,11 +402,30 @@ def apply_deal(state, deal):
     previous deal's last trick.
     """
     begin_deal(state)
-    deal_hands(state, deal, HANDS, N_SEATS, HAND_SIZE)
-    for i in range(STOCK_SIZE):
-        state[STOCK + i] = deal[DEAL_STOCK + i]
+    hand = state[DEALT_HAND]
+    stock = state[STOCK_LEN]
+    if hand == HAND_SIZE and stock == STOCK_SIZE:  # the full game: the whole deck is dealt
+        deal_hands(state, deal, HANDS, N_SEATS, HAND_SIZE)
+        for i in range(STOCK_SIZE):
+            state[STOCK + i] = deal[DEAL_STOCK + i]
+        state[UNDEALT] = 0
+        trump = deal[DEAL_STOCK + deal[DEAL_TRUMP_POSITION]]
+    else:  # a small variant (docs/rules.md §3.18)
+        deal_hands(state, deal, HANDS, N_SEATS, hand)
+        first = N_SEATS * hand  # the stock's top card in the deal vector
+        dealt = ZERO
+        for seat in range(N_SEATS):
+            dealt |= np.uint64(state[HANDS + seat])
+        for i in range(stock):
+            card = deal[first + i]
+            state[STOCK + i] = card
+            dealt |= bit(card)
+        state[UNDEALT] = np.int64(np.uint64(state[DECK]) & ~dealt)
+        if stock > 0:
+            trump = deal[first + deal[DEAL_TRUMP_POSITION]]
+        else:  # no stock: the dealer shows its last card (§3.19)
+            trump = deal[state[DEALER] * hand + hand - 1]
     state[STOCK_NEXT] = 0
-    trump = deal[DEAL_STOCK + deal[DEAL_TRUMP_POSITION]]
     state[TRUMP_CARD] = trump
     state[TRUMP_SUIT] = suit_of(trump)
     state[FACE_UP] = 0
@@ -385,9 +468,14 @@ def _ask_from(state, position):
     row = PLAY_KIND + state[TRICKS_DONE] * N_SEATS
     if state[MOLODKA_DECLARED] == 0:
         first = state[ORIGINAL_LEADER]
+        full = state[DEALT_HAND]
         for pos in range(position, N_SEATS):
             seat = (first + pos) % N_SEATS
-            if state[row + seat] == 0 and holds_molodka(state[HANDS + seat]):
+            if state[row + seat] != 0:
+                continue
+            # a full hand: four cards (a constant: measured 1% faster), or a small variant's (§3.21)
+            hand = state[HANDS + seat]
+            if holds_molodka(hand) if full == HAND_SIZE else holds_molodka(hand, full):
                 state[PHASE] = PHASE_QUESTION
                 state[TO_MOVE] = seat
                 state[QUESTION_POS] = pos
@@ -564,7 +652,7 @@ def _declare_molodka(state, seat):
     state[FACE_UP] = np.int64(np.uint64(state[FACE_UP]) | cards)
     state[WINNING_SET] = np.int64(cards)
     state[WINNING_SEAT] = seat
-    state[SET_SIZE] = HAND_SIZE
+    state[SET_SIZE] = popcount(cards)
     state[N_PLAYED] = 1
     state[MOLODKA_DECLARED] = 1
     state[LEADER] = seat
@@ -600,7 +688,7 @@ def _draw(state, first, count):
     from ``first``, ``count`` rounds or until the stock runs out (its size is a
     multiple of four, so hands stay of equal size)."""
     for _ in range(count):
-        if state[STOCK_NEXT] >= STOCK_SIZE:
+        if state[STOCK_NEXT] >= state[STOCK_LEN]:
             return
         for i in range(N_SEATS):
             seat = (first + i) % N_SEATS
@@ -610,10 +698,12 @@ def _draw(state, first, count):
 
 
 @njit(cache=True)
-def deal_penalty(points, tricks):
+def deal_penalty(points, tricks, total=DECK_POINTS):
     """Penalty of a team that lost a deal with ``points`` card points and ``tricks``
-    tricks: 2 for 31..59, 4 for 30 or fewer with a trick, 6 without a trick."""
-    if points >= SMALL_LOSS_POINTS:
+    tricks: 2 for 31..59, 4 for 30 or fewer with a trick, 6 without a trick. Out of
+    ``total`` points in play (a small variant's, docs/rules.md §3.20): 2 for more than a
+    quarter of them (31 of 120)."""
+    if 4 * points > total:
         return PENALTY_SMALL
     if tricks > 0:
         return PENALTY_LARGE
@@ -628,9 +718,11 @@ def _score_deal(state):
     points1 = card_points(state[PILES + 1])
     for s in range(N_SEATS):
         state[DEAL_POINTS + s] = points0 if team_of(s) == 0 else points1
-    if points0 >= WIN_POINTS or points1 >= WIN_POINTS:
-        loser = 1 if points0 >= WIN_POINTS else 0
-        penalty = deal_penalty(min(points0, points1), state[TEAM_TRICKS + loser])
+    # Every card dealt lies in a pile: a team with more than half of them (61 of 120) has more
+    # than the other (docs/rules.md §3.15, §3.20).
+    if points0 != points1:
+        loser = 1 if points0 > points1 else 0
+        penalty = deal_penalty(min(points0, points1), state[TEAM_TRICKS + loser], points0 + points1)
         for s in range(N_SEATS):
             if team_of(s) == loser:
                 state[TOTALS + s] += penalty
@@ -649,12 +741,15 @@ def returns(state, objective, out):
     """Per-seat rewards in [0, 1] into ``out`` (float64[4]).
 
     ``OBJECTIVE_DEAL``: the share of the deal's 120 card points in the seat's
-    team pile (partners equal; mid-deal, the points taken so far).
+    team pile (partners equal; mid-deal, the points taken so far); in a small variant,
+    of the points dealt, and a half each when no card dealt has points (docs/rules.md §3.20).
     ``OBJECTIVE_MATCH``: the match outcome (call only on a finished match).
     """
     if objective == OBJECTIVE_DEAL:
+        full = np.uint64(state[DECK]) == ALL_CARDS and state[UNDEALT] == 0  # the whole deck dealt
+        total = DECK_POINTS if full else points_in_play(state)
         for s in range(N_SEATS):
-            out[s] = card_points(state[PILES + team_of(s)]) / DECK_POINTS
+            out[s] = card_points(state[PILES + team_of(s)]) / total if total > 0 else 0.5
     else:
         match_outcome_reward(state, out)
 
@@ -669,11 +764,13 @@ MOLODKA_REDRAWS = 64
 """Redraws of one seat's hidden hand cards until it holds no molodka (a
 random hand is a molodka about one time in a hundred)."""
 
-# Slots of hidden cards, for determinize: hands, then played[t*4+p], then the stock.
+# Slots of hidden cards, for determinize: hands, then played[t*4+p], then the stock, then a
+# small variant's unused cards (docs/rules.md §3.18).
 SLOT_HANDS = 0
 SLOT_PLAYED = N_SEATS
 SLOT_STOCK = SLOT_PLAYED + MAX_TRICKS * N_SEATS
-N_SLOTS = SLOT_STOCK + 1
+SLOT_UNDEALT = SLOT_STOCK + 1
+N_SLOTS = SLOT_UNDEALT + 1
 
 
 @njit(cache=True)
@@ -726,6 +823,7 @@ def _molodka_constraints(state, observer):
     must_not = 0
     if state[MOLODKA_DECLARED] != 0 or state[PHASE] not in (PHASE_PLAY, PHASE_QUESTION):
         return must, must_not
+    full = state[DEALT_HAND]
     row = PLAY_KIND + state[TRICKS_DONE] * N_SEATS
     first = state[ORIGINAL_LEADER]
     for pos in range(N_SEATS):
@@ -735,10 +833,10 @@ def _molodka_constraints(state, observer):
         if state[row + seat] != 0:
             played = _before_play(state, seat)
             if played != ZERO and state[ASKED] & (1 << seat) == 0 and popcount(
-                    np.uint64(state[HANDS + seat]) | played) == HAND_SIZE:
+                    np.uint64(state[HANDS + seat]) | played) == full:
                 must_not |= 1 << seat
             continue
-        if popcount(np.uint64(state[HANDS + seat])) != HAND_SIZE:
+        if popcount(np.uint64(state[HANDS + seat])) != full:
             continue
         if state[ASKED] & (1 << seat):
             must |= 1 << seat
@@ -758,20 +856,29 @@ def _middle_draws(state, middle, since):
 
     After trick ``t`` its winner draws first, one card at a time clockwise, as
     many rounds as the trick had cards per play (:func:`_draw`).
+
+    Without a stock (a small variant, docs/rules.md §3.19) the dealer was dealt the shown
+    card: it counts as one middle card the dealer had from the start.
     """
     for seat in range(N_SEATS):
         middle[seat] = 0
         since[seat] = MAX_TRICKS
+    stock = state[STOCK_LEN]
+    if stock == 0:
+        middle[state[DEALER]] = 1
+        since[state[DEALER]] = 0
+        return
+    last = stock - 2  # the last middle position (TRUMP_LAST_PLACE in the full game)
     place = 0
     for t in range(min(state[TRICKS_DONE], MAX_TRICKS)):
         first = state[TRICK_WINNERS + t]
         rounds = popcount(np.uint64(state[PLAYED + t * N_SEATS + first]))
         for _ in range(rounds):
-            if place >= STOCK_SIZE:
+            if place >= stock:
                 return
             for i in range(N_SEATS):
                 seat = (first + i) % N_SEATS
-                if TRUMP_FIRST_PLACE <= place <= TRUMP_LAST_PLACE:
+                if TRUMP_FIRST_PLACE <= place <= last:
                     middle[seat] += 1
                     since[seat] = min(since[seat], t + 1)
                 place += 1
@@ -787,10 +894,11 @@ def _trump_stock_places(state):
     was in the middle, ``TRUMP_FIRST_PLACE .. TRUMP_LAST_PLACE``: while it
     is in the stock it is never the bottom card (the bottom stays the
     bottom), and never the top card before the first draw; after a draw the
-    top card of what is left (position ``k >= 4``) may well be it.
+    top card of what is left (position ``k >= 4``) may well be it. A small variant's stock
+    of ``s`` cards has the middle ``1 .. s - 2``, none without a stock (docs/rules.md §3.18).
     """
     first = max(state[STOCK_NEXT], TRUMP_FIRST_PLACE)
-    return first, max(TRUMP_LAST_PLACE - first + 1, 0)
+    return first, max(state[STOCK_LEN] - 2 - first + 1, 0)
 
 
 @njit(cache=True)
@@ -862,7 +970,13 @@ def determinize(state, observer, rng):
     - seats asked about a molodka in the current trick that have not played
       hold four cards of one suit (dealt one), and seats that were not asked
       hold none (their hidden cards are redrawn until they hold none);
-    - each face-down discard stays in its trick, so the piles are recounted.
+    - each face-down discard stays in its trick, so the piles are recounted;
+    - a small variant's unused cards (docs/rules.md §3.18) are hidden like the
+      others and are dealt back among them (the same number stays unused); a
+      small variant places the shown card before completing the molodkas seats
+      must hold, and redeals (as for a seat that must hold none) when either
+      cannot be placed; without a stock the shown card lay with the dealer
+      from the start (§3.19).
 
     What past questions revealed about earlier hands is not used here: the
     beliefs (:mod:`slagwerk.search.belief`; in this game ``uniform`` too, see
@@ -893,11 +1007,17 @@ def determinize(state, observer, rng):
                 need[SLOT_PLAYED + cell] = popcount(hidden)
                 eligible[SLOT_PLAYED + cell] = t >= since[p]
                 pool |= hidden
-    for i in range(state[STOCK_NEXT], STOCK_SIZE):
+    stock_size = state[STOCK_LEN]
+    for i in range(state[STOCK_NEXT], stock_size):
         pool |= bit(state[STOCK + i])
-    need[SLOT_STOCK] = STOCK_SIZE - state[STOCK_NEXT]
+    need[SLOT_STOCK] = stock_size - state[STOCK_NEXT]
+    undealt = np.uint64(state[UNDEALT])
+    pool |= undealt
+    need[SLOT_UNDEALT] = popcount(undealt)
     stock_places = _trump_stock_places(state)[1]
     must, must_not = _molodka_constraints(state, observer)
+    full = state[DEALT_HAND]
+    small = full != HAND_SIZE or stock_size != STOCK_SIZE
 
     dealt = np.zeros(N_SLOTS, np.uint64)
     left = np.zeros(N_SLOTS, np.int64)
@@ -906,10 +1026,23 @@ def determinize(state, observer, rng):
             dealt[i] = ZERO
             left[i] = need[i]
         rest = pool
+        clash = False
+        if small and rest & trump_bit != ZERO:
+            # A small variant (docs/rules.md §3.18) places the shown card first, so that a molodka
+            # a seat must hold is completed around it (its full hand is often the only place the
+            # card can be; without a stock, §3.19, it is among the dealer's hidden cards).
+            slot = _trump_slot(left, eligible, middle, stock_places, rng)
+            clash = slot < 0
+            if slot >= 0:
+                dealt[slot] |= trump_bit
+                left[slot] -= 1
+                rest &= ~trump_bit
         for p in range(N_SEATS):
             if must & (1 << p):
-                cards = _deal_molodka(state, p, rest, left[SLOT_HANDS + p], middle[p] > 0, rng)
-                dealt[SLOT_HANDS + p] = cards
+                cards = _deal_molodka(state, p, rest, left[SLOT_HANDS + p], middle[p] > 0,
+                                      dealt[SLOT_HANDS + p], rng)
+                clash = clash or (small and popcount(cards) != left[SLOT_HANDS + p])
+                dealt[SLOT_HANDS + p] |= cards
                 left[SLOT_HANDS + p] -= popcount(cards)
                 rest &= ~cards
         if rest & trump_bit != ZERO:
@@ -920,17 +1053,16 @@ def determinize(state, observer, rng):
                 rest &= ~trump_bit
         # Seats known to hold no molodka are dealt first, each redrawn until it
         # holds none (constructive: no world is kept that breaks the questions).
-        clash = False
         for p in range(N_SEATS):
             if must_not & (1 << p) and left[SLOT_HANDS + p] > 0:
                 known = ((np.uint64(state[HANDS + p]) & face_up) | dealt[SLOT_HANDS + p]
                          | _before_play(state, p))
                 cards = _take_random(rest, left[SLOT_HANDS + p], rng)
                 for _ in range(MOLODKA_REDRAWS):
-                    if not holds_molodka(known | cards):
+                    if not holds_molodka(known | cards, full):
                         break
                     cards = _take_random(rest, left[SLOT_HANDS + p], rng)
-                clash = clash or holds_molodka(known | cards)
+                clash = clash or holds_molodka(known | cards, full)
                 dealt[SLOT_HANDS + p] |= cards
                 left[SLOT_HANDS + p] = 0
                 rest &= ~cards
@@ -945,10 +1077,11 @@ def determinize(state, observer, rng):
 
 
 @njit(cache=True)
-def _deal_molodka(state, seat, pool, count, trump_allowed, rng):
-    """``count`` cards from ``pool`` completing ``seat``'s known cards to four of
-    one suit (suit chosen in proportion to its number of completions)."""
-    known = np.uint64(state[HANDS + seat]) & np.uint64(state[FACE_UP])
+def _deal_molodka(state, seat, pool, count, trump_allowed, placed, rng):
+    """``count`` cards from ``pool`` completing ``seat``'s known cards (and the cards
+    ``placed`` in its hand already) to a full hand of one suit (suit chosen in proportion to
+    its number of completions)."""
+    known = (np.uint64(state[HANDS + seat]) & np.uint64(state[FACE_UP])) | np.uint64(placed)
     weights = np.zeros(N_SUITS)
     total = 0.0
     for s in range(N_SUITS):
@@ -997,11 +1130,12 @@ def _write_world(state, observer, dealt, face_up, rows, rng):
         place = first + rand_below(rng, count)
         state[STOCK + place] = trump
         stock &= ~bit(trump)
-    for i in range(state[STOCK_NEXT], STOCK_SIZE):
+    for i in range(state[STOCK_NEXT], state[STOCK_LEN]):
         if i != place:
             card = random_card(stock, rng)
             state[STOCK + i] = card
             stock &= ~bit(card)
+    state[UNDEALT] = np.int64(dealt[SLOT_UNDEALT])
     tricks = state[TRICKS_DONE]
     for team in range(N_TEAMS):
         state[PILES + team] = np.int64(np.uint64(state[PILES + team]) & face_up)
@@ -1081,11 +1215,12 @@ def _keep_value(cards, trump_suit, weight):
 
 @njit(cache=True)
 def _unseen_by(state, seat):
-    """Cards ``seat`` has not seen: not in its hand, not its own discards, never face up."""
+    """Cards of the deck in play ``seat`` has not seen: not in its hand, not its own discards,
+    never face up (a small variant's unused cards among them, docs/rules.md §3.18)."""
     seen = np.uint64(state[HANDS + seat]) | np.uint64(state[FACE_UP])
     for t in range(min(state[TRICKS_DONE] + 1, MAX_TRICKS)):
         seen |= np.uint64(state[PLAYED + t * N_SEATS + seat])
-    return ALL_CARDS & ~seen
+    return np.uint64(state[DECK]) & ~seen
 
 
 @njit(cache=True)
@@ -1129,8 +1264,8 @@ def _action_value(state, seat, action, unseen, hand_size, pot, average):
     later = N_SEATS - 1 - state[N_PLAYED]
     stake = pot + card_points(cards) + later * size * average * FUTURE_SHARE
     chance = _win_chance(state, seat, action, unseen, hand_size)
-    still_held = hand_size - size + (STOCK_SIZE - state[STOCK_NEXT]) / N_SEATS
-    weight = min(1.0, still_held / HAND_SIZE)
+    still_held = hand_size - size + (state[STOCK_LEN] - state[STOCK_NEXT]) / N_SEATS
+    weight = min(1.0, still_held / state[DEALT_HAND])
     return (2.0 * chance - 1.0) * stake - _keep_value(cards, state[TRUMP_SUIT], weight)
 
 
@@ -1140,7 +1275,7 @@ def _molodka_margin(state, seat, unseen):
     hold the trick against both opponents (four beaters each are needed, so
     nearly always); the heuristic declares when it is not negative."""
     hand = np.uint64(state[HANDS + seat])
-    q = _chance_beaten(hand, unseen, HAND_SIZE, state[TRUMP_SUIT])
+    q = _chance_beaten(hand, unseen, state[DEALT_HAND], state[TRUMP_SUIT])
     return (1.0 - q) * (1.0 - q) - MOLODKA_DECLARE_CHANCE
 
 
@@ -1290,7 +1425,16 @@ def deal_from_world(world, template, rng, out):
     rest of the stock is the world's. False when no spread exists (a card a
     molodka gave back and that was played again may need an earlier place
     than its last play says). ``template`` is not used.
+
+    A small variant (§3.18) has ``hand`` dealt places a seat and its own stock; its unused
+    cards (the world's) follow the stock, then the cards out of its deck. Without a stock the
+    trump card is the dealer's last dealt place (§3.19), and False if the dealer does not
+    hold or play it in ``world``.
     """
+    hand = world[DEALT_HAND]
+    stock = world[STOCK_LEN]
+    base = N_SEATS * hand  # the stock's top card in the vector
+    last_middle = stock - 2
     owner = np.full(STOCK_SIZE, -1, np.int64)
     when = np.full(STOCK_SIZE, -1, np.int64)
     place = 0
@@ -1300,7 +1444,7 @@ def deal_from_world(world, template, rng, out):
         rounds = popcount(np.uint64(world[PLAYED + t * N_SEATS + first]))
         for _ in range(rounds):
             for i in range(N_SEATS):
-                if place < STOCK_SIZE:
+                if place < stock:
                     owner[place] = (first + i) % N_SEATS
                     when[place] = t
                     place += 1
@@ -1323,43 +1467,54 @@ def deal_from_world(world, template, rng, out):
                 m &= m - ONE
     trump = world[TRUMP_CARD]
     trump_place = -1
-    for i in range(world[STOCK_NEXT], STOCK_SIZE):
-        out[DEAL_STOCK + i] = world[STOCK + i]
+    for i in range(world[STOCK_NEXT], stock):
+        out[base + i] = world[STOCK + i]
         if world[STOCK + i] == trump:
             trump_place = i
     taken = np.zeros(STOCK_SIZE, np.bool_)
-    if trump_place < 0:  # drawn: one of its holder's middle draws before it was needed
-        p = holder[trump]
-        count = 0
-        for i in range(TRUMP_FIRST_PLACE, min(TRUMP_LAST_PLACE + 1, place)):
-            if owner[i] == p and when[i] < need[trump]:
-                count += 1
-        if p < 0 or count == 0:
+    dealer_last = -1  # without a stock: the dealer's last dealt place holds the trump card
+    if stock == 0:
+        dealer = world[DEALER]
+        if holder[trump] != dealer:
             return False
-        k = rand_below(rng, count)
-        for i in range(TRUMP_FIRST_PLACE, min(TRUMP_LAST_PLACE + 1, place)):
-            if owner[i] == p and when[i] < need[trump]:
-                if k == 0:
-                    trump_place = i
-                    break
-                k -= 1
-        out[DEAL_STOCK + trump_place] = trump
-        taken[trump_place] = True
-    elif trump_place < TRUMP_FIRST_PLACE:
-        return False
-    out[DEAL_TRUMP_POSITION] = trump_place
+        dealer_last = dealer * hand + hand - 1
+        out[dealer_last] = trump
+        out[DEAL_TRUMP_POSITION] = dealer_last
+    else:
+        if trump_place < 0:  # drawn: one of its holder's middle draws before it was needed
+            p = holder[trump]
+            count = 0
+            for i in range(TRUMP_FIRST_PLACE, min(last_middle + 1, place)):
+                if owner[i] == p and when[i] < need[trump]:
+                    count += 1
+            if p < 0 or count == 0:
+                return False
+            k = rand_below(rng, count)
+            for i in range(TRUMP_FIRST_PLACE, min(last_middle + 1, place)):
+                if owner[i] == p and when[i] < need[trump]:
+                    if k == 0:
+                        trump_place = i
+                        break
+                    k -= 1
+            out[base + trump_place] = trump
+            taken[trump_place] = True
+        elif trump_place < TRUMP_FIRST_PLACE:
+            return False
+        out[DEAL_TRUMP_POSITION] = trump_place
     for p in range(N_SEATS):
         cards = ZERO
         for c in range(DECK_SIZE):
             if holder[c] == p and c != trump:
                 cards |= bit(c)
-        # the seat's draws, latest first, then its four dealt places
-        for i in range(place - 1, -1 - HAND_SIZE, -1):
+        # the seat's draws, latest first, then its dealt places
+        for i in range(place - 1, -1 - hand, -1):
             if i >= 0:
                 if owner[i] != p or taken[i]:
                     continue
                 after = when[i]
             else:
+                if p * hand + (-1 - i) == dealer_last:
+                    continue
                 after = -1
             allowed = ZERO
             m = cards
@@ -1373,9 +1528,20 @@ def deal_from_world(world, template, rng, out):
             card = random_card(allowed, rng)
             cards &= ~bit(card)
             if i >= 0:
-                out[DEAL_STOCK + i] = card
+                out[base + i] = card
             else:
-                out[p * HAND_SIZE + (-1 - i)] = card
+                out[p * hand + (-1 - i)] = card
         if cards != ZERO:
             return False
+    at = base + stock  # the unused cards of the deck in play, then the cards out of it
+    unused = np.uint64(world[UNDEALT])
+    deck = np.uint64(world[DECK])
+    for c in range(DECK_SIZE):
+        if (unused >> np.uint64(c)) & ONE:
+            out[at] = c
+            at += 1
+    for c in range(DECK_SIZE):
+        if not (deck >> np.uint64(c)) & ONE:
+            out[at] = c
+            at += 1
     return True

@@ -74,13 +74,25 @@ PILE_POINTS_AT = _AT["pile_points"]
 TOTALS_AT, POINTS_AT, DEALER_AT, LEADER_AT, MOVER_AT, TRICKS_AT = (
     _AT["totals"], _AT["deal_points"], _AT["dealer"], _AT["leader"], _AT["to_move"], _AT["tricks_done"])
 DEAL_CHOICES = ((K.DEAL_TRUMP_POSITION, K.TRUMP_FIRST_PLACE, K.TRUMP_LAST_PLACE),)
-"""The stock position of the shown trump card (docs/rules.md §3.5)."""
+"""The stock position of the shown trump card (docs/rules.md §3.5), in the full game
+(:func:`deal_choices` for any options)."""
+
+
+def deal_choices(options) -> tuple:
+    """The stock position of the shown trump card among the middle ones of a stock of
+    ``stock`` cards (docs/rules.md §3.5, §3.18); none without a stock, where the dealer's last
+    card is shown (§3.19). ``options`` is the kernels' option array."""
+    stock = options[3]
+    return ((K.DEAL_TRUMP_POSITION, K.TRUMP_FIRST_PLACE, stock - 2),) if stock else ()
 
 
 def dealt_positions(options) -> int:
-    """Hands and stock card by card (the stock's order is part of the deal); the last
-    card is what is left."""
-    return K.DEAL_STOCK + K.STOCK_SIZE - 1
+    """Hands and stock card by card (the stock's order is part of the deal); when the whole
+    deck is dealt (the full game) the last card is what is left. ``options`` is the kernels'
+    option array (a small variant's, docs/rules.md §3.18)."""
+    ranks, hand, stock = options[1], options[2], options[3]
+    dealt = K.N_SEATS * hand + stock
+    return dealt - 1 if dealt == K.N_SUITS * ranks else dealt
 
 
 def learnt_events(game, before, after, seat, action) -> str:
@@ -141,7 +153,7 @@ def observe(state, seat, out):
         put_fraction(out, SIZE_AT, state[K.SET_SIZE], H)
         out[MOLODKA_AT] = 1.0 if state[K.MOLODKA_DECLARED] else 0.0
         out[QUESTION_AT] = 1.0 if phase == K.PHASE_QUESTION else 0.0
-    put_fraction(out, STOCK_AT, K.STOCK_SIZE - state[K.STOCK_NEXT], K.STOCK_SIZE)
+    put_fraction(out, STOCK_AT, state[K.STOCK_LEN] - state[K.STOCK_NEXT], K.STOCK_SIZE)
     team = seat & 1
     put_fraction(out, TEAMS_AT, state[K.TEAM_TRICKS + team], K.MAX_TRICKS)
     put_fraction(out, TEAMS_AT + 1, state[K.TEAM_TRICKS + 1 - team], K.MAX_TRICKS)
@@ -218,8 +230,9 @@ each play, §3.11) only the players who have not played yet are asked."""
 
 def max_deal_steps(options) -> int:
     """A trick takes at least one card of each hand, so a deal has at most
-    ``MAX_TRICKS`` tricks, each of at most :data:`TRICK_STEPS_BOUND` actions."""
-    return K.MAX_TRICKS * TRICK_STEPS_BOUND
+    ``MAX_TRICKS`` tricks (a small variant's ``hand + stock / 4``, docs/rules.md §3.18),
+    each of at most :data:`TRICK_STEPS_BOUND` actions."""
+    return (options[2] + options[3] // K.N_SEATS) * TRICK_STEPS_BOUND
 
 
 @njit(cache=True)

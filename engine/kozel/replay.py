@@ -46,11 +46,14 @@ def _first_leader(view: dict) -> int:
 
 def card_places(array) -> np.ndarray:
     """Where each card is in a state, for measuring beliefs: the seat holding it
-    (0..3), a seat's face-down discards this deal (4..7), the stock (8), or -1
-    (played face up)."""
+    (0..3), a seat's face-down discards this deal (4..7), the stock (8), a small variant's
+    unused cards (9, docs/rules.md §3.18), or -1 (played face up, or out of the deck)."""
     places = np.full(K.DECK_SIZE, -1, dtype=np.int64)
-    for i in range(int(array[K.STOCK_NEXT]), K.STOCK_SIZE):
+    for i in range(int(array[K.STOCK_NEXT]), int(array[K.STOCK_LEN])):
         places[int(array[K.STOCK + i])] = 2 * K.N_SEATS
+    for card in range(K.DECK_SIZE):
+        if int(array[K.UNDEALT]) >> card & 1:
+            places[card] = 2 * K.N_SEATS + 1
     rows = min(int(array[TRICKS_DONE]) + 1, K.MAX_TRICKS)
     for seat in range(K.N_SEATS):
         for card in range(K.DECK_SIZE):
