@@ -159,6 +159,17 @@ def team_of(seat):
     return seat & 1
 
 
+@njit(cache=True)
+def top_ranks_deck(n_suits, n_ranks, ranks):
+    """The card mask of a small variant's deck: the top ``ranks`` of the ``n_ranks`` ranks of
+    every suit (cards as ``suit * n_ranks + rank``, higher ranks higher)."""
+    deck = ZERO
+    for suit in range(n_suits):
+        for rank in range(n_ranks - ranks, n_ranks):
+            deck |= bit(suit * n_ranks + rank)
+    return deck
+
+
 @njit(cache=True, inline="always")
 def draw_front(out, size, count, rng):
     """Make the first ``count`` of ``out[:size]`` a uniform random draw from them, in place (a

@@ -45,19 +45,41 @@ def test_every_game_is_registered():
                                      "objective": "match", "chance": "card"}
 
 
-def test_a_small_variant_deals_only_its_deck_one_card_at_a_time():
-    """docs/rules.md §1.10 through the adapter: chance draws only the cards of the deck in play,
-    every hand card by card, and random play runs to the end (pyspiel's own checks)."""
-    game = sw_openspiel.load_game("coins", objective="deal", ranks=2, hand=2)
+def _draw_card_by_card(game, deck: int, ranks: str, pick: int):
+    """Deal ``game`` card by card, taking outcome ``pick`` each time: every draw offers the cards
+    of a ``deck``-card deck not yet drawn, all of ``ranks``, equally likely. The state after, and
+    the number of draws."""
     state = game.new_initial_state()
     drawn = 0
     while state.is_chance_node():
         outcomes = state.chance_outcomes()
-        assert len(outcomes) == 8 - drawn
-        assert all(state.action_to_string(c).split()[1][0] in "AK" for c, _ in outcomes)
+        assert len(outcomes) == deck - drawn
+        assert all(state.action_to_string(c).split()[1][0] in ranks for c, _ in outcomes)
         assert sum(p for _, p in outcomes) == pytest.approx(1.0)
-        state.apply_action(outcomes[0][0])
+        state.apply_action(outcomes[pick][0])
         drawn += 1
+    return state, drawn
+
+
+def _whole_deals(game, count: int, ranks: str):
+    """The one chance node of a whole-deal game: ``count`` distinct deals of cards of ``ranks``
+    only, equally likely. The state after deal 17."""
+    state = game.new_initial_state()
+    outcomes = state.chance_outcomes()
+    assert game.max_chance_outcomes() == len(outcomes) == count
+    assert len({p for _, p in outcomes}) == 1 and sum(p for _, p in outcomes) == pytest.approx(1.0)
+    deals = {state.action_to_string(outcome) for outcome, _ in outcomes}
+    assert len(deals) == count and all(card[0] in ranks for deal in deals for card in deal.split()[1:]
+                                       if card != "|")
+    state.apply_action(17)
+    return state
+
+
+def test_a_small_variant_deals_only_its_deck_one_card_at_a_time():
+    """docs/rules.md §1.10 through the adapter: chance draws only the cards of the deck in play,
+    every hand card by card, and random play runs to the end (pyspiel's own checks)."""
+    game = sw_openspiel.load_game("coins", objective="deal", ranks=2, hand=2)
+    _, drawn = _draw_card_by_card(game, 8, "AK", pick=0)
     assert drawn == 6
     pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
 
@@ -641,14 +663,7 @@ def test_a_whole_deal_is_one_chance_outcome_with_chance_deal():
     node of its 2,520 deals, each listed once and equally likely, and plays like the card-by-card
     game (pyspiel's own random simulation checks)."""
     game = sw_openspiel.load_game("coins", objective="deal", chance="deal", ranks=2, hand=2)
-    state = game.new_initial_state()
-    outcomes = state.chance_outcomes()
-    assert game.max_chance_outcomes() == len(outcomes) == 2520
-    assert sum(p for _, p in outcomes) == pytest.approx(1.0)
-    deals = {state.action_to_string(outcome) for outcome, _ in outcomes}
-    assert len(deals) == 2520 and all(card[0] in "AK" for deal in deals for card in deal.split()[1:]
-                                      if card != "|")
-    state.apply_action(17)
+    state = _whole_deals(game, 2520, "AK")
     assert not state.is_chance_node() and len(state.legal_actions()) == 2
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
 
@@ -683,15 +698,7 @@ def test_a_small_koetsieren_deals_only_its_deck_one_slot_at_a_time():
     play only (A K of each suit), four draws for two players of two slots, and random play runs to
     the end (pyspiel's own checks)."""
     game = sw_openspiel.load_game("koetsieren", objective="deal", players=2, ranks=2, hand=2)
-    state = game.new_initial_state()
-    drawn = 0
-    while state.is_chance_node():
-        outcomes = state.chance_outcomes()
-        assert len(outcomes) == 8 - drawn
-        assert all(state.action_to_string(c).split()[1][0] in "AK" for c, _ in outcomes)
-        assert sum(p for _, p in outcomes) == pytest.approx(1.0)
-        state.apply_action(outcomes[-1][0])
-        drawn += 1
+    state, drawn = _draw_card_by_card(game, 8, "AK", pick=-1)
     assert drawn == 4 and state.legal_actions() == [5, 6, 7, 8]  # the trump maker names trump
     pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
 
@@ -701,14 +708,7 @@ def test_a_whole_small_koetsieren_deal_is_one_chance_outcome():
     1,680 deals (docs/rules.md §2.15), each listed once and equally likely, and plays like the
     card-by-card game (pyspiel's own random simulation checks)."""
     game = sw_openspiel.load_game("koetsieren", objective="deal", chance="deal", players=2, ranks=2, hand=2)
-    state = game.new_initial_state()
-    outcomes = state.chance_outcomes()
-    assert game.max_chance_outcomes() == len(outcomes) == 1680
-    assert len({p for _, p in outcomes}) == 1 and sum(p for _, p in outcomes) == pytest.approx(1.0)
-    deals = {state.action_to_string(outcome) for outcome, _ in outcomes}
-    assert len(deals) == 1680 and all(card[0] in "AK" for deal in deals for card in deal.split()[1:]
-                                      if card != "|")
-    state.apply_action(17)
+    state = _whole_deals(game, 1680, "AK")
     assert not state.is_chance_node() and len(state.legal_actions()) == 4
     pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
     with pytest.raises(ValueError, match="deals: too many"):

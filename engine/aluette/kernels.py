@@ -29,7 +29,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..bits import ONE, ZERO, bit, kth_bit, popcount, rand_below
+from ..bits import ONE, ZERO, bit, kth_bit, mask_to_indices, popcount, rand_below
 from ..common import (
     begin_deal,
     deal_hands,
@@ -298,16 +298,8 @@ def random_deal(state, rng, out):
     """
     deck = np.uint64(state[DECK])
     hand = state[DEALT_HAND]
-    n = 0
-    for card in range(DECK_SIZE):  # the deck in play first (all 48 in order in the full game)
-        if (deck >> np.uint64(card)) & ONE:
-            out[n] = card
-            n += 1
-    in_play = n
-    for card in range(DECK_SIZE):
-        if not (deck >> np.uint64(card)) & ONE:
-            out[n] = card
-            n += 1
+    in_play = mask_to_indices(deck, out)  # the deck in play first (all 48 in order in the full game)
+    mask_to_indices(ALL_CARDS & ~deck, out[in_play:])
     draw_front(out, in_play, N_SEATS * hand if N_SEATS * hand < in_play else in_play - hand, rng)
 
 

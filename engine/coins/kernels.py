@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..bits import ONE, ZERO, bit, popcount, rand_below, select_bit
+from ..bits import ONE, ZERO, bit, mask_to_indices, popcount, rand_below, select_bit
 from ..common import (
     begin_deal,
     card_arithmetic,
@@ -27,6 +27,7 @@ from ..common import (
     match_outcome_reward,
     right_of,
     start_play,
+    top_ranks_deck,
 )
 from ..state import (
     DEAL_POINTS,
@@ -127,16 +128,6 @@ branches unpredictable, which costs more than the memory access."""
 
 
 @njit(cache=True)
-def deck_of(ranks):
-    """The card mask of a deck of the top ``ranks`` ranks of every suit."""
-    deck = ZERO
-    for suit in range(N_SUITS):
-        for rank in range(N_RANKS - ranks, N_RANKS):
-            deck |= bit(suit * N_RANKS + rank)
-    return deck
-
-
-@njit(cache=True)
 def coins_in(c0, c1, c2):
     """Number of coins-suit cards among three cards."""
     return popcount((bit(c0) | bit(c1) | bit(c2)) & COINS_MASK)
@@ -154,7 +145,7 @@ def init_match(state, options):
     """
     init_header(state, GAME_ID, N_SEATS, options[1])
     state[TARGET] = options[0]
-    state[DECK] = np.int64(deck_of(options[2]))
+    state[DECK] = np.int64(top_ranks_deck(N_SUITS, N_RANKS, options[2]))
     state[DEALT_HAND] = options[3]
 
 
@@ -169,15 +160,8 @@ def random_deal(state, rng, out):
     deck = np.uint64(state[DECK])
     hand = state[DEALT_HAND]
     in_play = popcount(deck)
-    n = 0
-    for card in range(DECK_SIZE):  # the deck in play first (all 48 in order in the full game)
-        if (deck >> np.uint64(card)) & ONE:
-            out[n] = card
-            n += 1
-    for card in range(DECK_SIZE):
-        if not (deck >> np.uint64(card)) & ONE:
-            out[n] = card
-            n += 1
+    mask_to_indices(deck, out)  # the deck in play first (all 48 in order in the full game)
+    mask_to_indices(ALL_CARDS & ~deck, out[in_play:])
     draw_front(out, in_play, N_SEATS * hand if N_SEATS * hand < in_play else in_play - hand, rng)
 
 

@@ -50,6 +50,7 @@ from ..common import (
     init_header,
     left_of,
     match_outcome_reward,
+    top_ranks_deck,
 )
 from ..state import (
     DEAL_POINTS,
@@ -190,16 +191,6 @@ def suit_mask(suit):
 
 
 @njit(cache=True)
-def deck_of(ranks):
-    """The card mask of a deck of the top ``ranks`` ranks of every suit."""
-    deck = ZERO
-    for suit in range(N_SUITS):
-        for rank in range(N_RANKS - ranks, N_RANKS):
-            deck |= bit(suit * N_RANKS + rank)
-    return deck
-
-
-@njit(cache=True)
 def next_seat(seat, n):
     """The seat clockwise of ``seat``: ``left_of`` without a division (it runs
     after every card played)."""
@@ -257,7 +248,7 @@ def init_match(state, options):
     waits for its first deal (``PHASE_DEAL_PENDING``).
     """
     init_header(state, GAME_ID, options[0], options[1])
-    state[DECK] = np.int64(deck_of(options[2]))
+    state[DECK] = np.int64(top_ranks_deck(N_SUITS, N_RANKS, options[2]))
     state[DEALT_HAND] = options[3]
     for i in range(N_SEATS * SLOTS_PER_SEAT):
         state[SLOTS + i] = EMPTY_SLOT

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..bits import ONE, ZERO, bit, lowest_bit, popcount, rand_below, random_card
+from ..bits import ONE, ZERO, bit, lowest_bit, mask_to_indices, popcount, rand_below, random_card
 from ..common import (
     begin_deal,
     card_arithmetic,
@@ -47,6 +47,7 @@ from ..common import (
     left_of,
     match_outcome_reward,
     shuffle_all,
+    top_ranks_deck,
 )
 from ..state import (
     DEAL_NUMBER,
@@ -286,16 +287,6 @@ def holds_molodka(hand, size=HAND_SIZE):
 
 
 @njit(cache=True)
-def deck_of(ranks):
-    """The card mask of a deck of the top ``ranks`` ranks of every suit (``A T K ...``)."""
-    deck = ZERO
-    for suit in range(N_SUITS):
-        for rank in range(N_RANKS - ranks, N_RANKS):
-            deck |= bit(suit * N_RANKS + rank)
-    return deck
-
-
-@njit(cache=True)
 def points_in_play(state):
     """The card points of the cards dealt this deal (hands and stock): 120 in the full game, a
     small variant's deck less its unused cards (docs/rules.md §3.20)."""
@@ -349,7 +340,7 @@ def init_match(state, options):
     """
     init_header(state, GAME_ID, N_SEATS, options[0])
     state[NEXT_LEADER] = left_of(options[0], N_SEATS)
-    state[DECK] = np.int64(deck_of(options[1]))
+    state[DECK] = np.int64(top_ranks_deck(N_SUITS, N_RANKS, options[1]))
     state[DEALT_HAND] = options[2]
     state[STOCK_LEN] = options[3]
 
@@ -1534,14 +1525,6 @@ def deal_from_world(world, template, rng, out):
         if cards != ZERO:
             return False
     at = base + stock  # the unused cards of the deck in play, then the cards out of it
-    unused = np.uint64(world[UNDEALT])
-    deck = np.uint64(world[DECK])
-    for c in range(DECK_SIZE):
-        if (unused >> np.uint64(c)) & ONE:
-            out[at] = c
-            at += 1
-    for c in range(DECK_SIZE):
-        if not (deck >> np.uint64(c)) & ONE:
-            out[at] = c
-            at += 1
+    at += mask_to_indices(np.uint64(world[UNDEALT]), out[at:])
+    mask_to_indices(ALL_CARDS & ~np.uint64(world[DECK]), out[at:])
     return True
