@@ -383,6 +383,22 @@ def test_koetsieren_shows_each_played_card_in_the_slot_it_left(server, browser):
     assert console_errors(browser) == []
 
 
+def test_a_small_koetsieren_draws_only_the_slots_it_deals(server, browser):
+    """docs/rules.md §2.15: with hand=2 each seat is dealt F1 and H only; the page draws those two
+    slots for every seat and no empty slot that would look played."""
+    query = [("game", "koetsieren"), ("seat", 0), ("agent", "heuristic"), ("seed", 3),
+             ("opt.players", 2), ("opt.ranks", 2), ("opt.hand", 2)]
+    browser.get(f"http://127.0.0.1:{server.port}/?{urlencode(query)}")
+    assert "match over" not in wait_for_turn(browser)
+    seats = browser.find_elements(By.CSS_SELECTOR, "#table .seat")
+    assert len(seats) == 2
+    for node in seats:
+        slots = node.find_elements(By.CSS_SELECTOR, ".slot")
+        assert sorted(slot.get_attribute("class").split("slot-")[1] for slot in slots) == ["F1", "H"]
+    assert not browser.find_elements(By.CSS_SELECTOR, "#table .card-slot.empty")
+    assert console_errors(browser) == []
+
+
 def test_aluette_shows_the_strength_of_every_card(server, browser):
     """docs/rules.md §4.3: Aluette's cards rank by a table, not by suit and rank; the page
     numbers each card by its class and lists the nineteen classes, strongest first."""

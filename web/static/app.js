@@ -523,6 +523,8 @@ function ownCard(model, card, action, mine, named) {
 }
 
 const SLOT_NAMES = ["T1", "T2", "F1", "F2", "H"];
+// The order a deal fills the slots: a small variant deals only the first `hand` (docs/rules.md §2.15).
+const DEALT_FIRST = ["F1", "H", "T1", "F2", "T2"];
 
 function slotHand(model, seat) {
   const n = model.players.length;
@@ -536,8 +538,10 @@ function slotHand(model, seat) {
   }
   const cards = [base.table[0], base.table[1], forehead[0], forehead[1], hidden];
   const mine = seat === model.me && page.mode === "play";
-  return cards.map((card, i) => {
+  const dealt = DEALT_FIRST.slice(0, (model.view.options || {}).hand ?? DEALT_FIRST.length);
+  return cards.flatMap((card, i) => {
     const slot = SLOT_NAMES[i];
+    if (!dealt.includes(slot)) return [];  // never dealt: no slot drawn, rather than one looking played
     let node;
     const played = base.played && base.played[slot];
     if (card === null && played) {
