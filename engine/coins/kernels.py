@@ -159,8 +159,7 @@ def random_deal(state, rng, out):
     """
     deck = np.uint64(state[DECK])
     hand = state[DEALT_HAND]
-    in_play = popcount(deck)
-    mask_to_indices(deck, out)  # the deck in play first (all 48 in order in the full game)
+    in_play = mask_to_indices(deck, out)  # the deck in play first (all 48 in order in the full game)
     mask_to_indices(ALL_CARDS & ~deck, out[in_play:])
     draw_front(out, in_play, N_SEATS * hand if N_SEATS * hand < in_play else in_play - hand, rng)
 

@@ -34,6 +34,7 @@ from ..bits import (
     ZERO,
     bit,
     kth_bit,
+    mask_to_indices,
     popcount,
     rand_below,
     random_bits32,
@@ -267,17 +268,9 @@ def random_deal(state, rng, out):
     particular order, which is all the rules need: nobody ever sees them. Cards out of
     a small variant's deck come last, unshuffled.
     """
-    in_play = popcount(np.uint64(state[DECK]))
-    low = N_RANKS - (in_play >> 2)  # the lowest rank in play: the deck is the top ranks of each suit
-    k = 0
-    for suit in range(N_SUITS):  # the deck in play first (all 32 in order in the full game)
-        for rank in range(low, N_RANKS):
-            out[k] = suit * N_RANKS + rank
-            k += 1
-    for suit in range(N_SUITS):
-        for rank in range(low):
-            out[k] = suit * N_RANKS + rank
-            k += 1
+    deck = np.uint64(state[DECK])
+    in_play = mask_to_indices(deck, out)  # the deck in play first (all 32 in order in the full game)
+    mask_to_indices(ALL_CARDS & ~deck, out[in_play:])
     draw_front(out, in_play, state[N_PLAYERS] * state[DEALT_HAND], rng)
 
 
@@ -979,14 +972,6 @@ def deal_from_world(world, template, rng, out):
     rest = deck & ~dealt
     if popcount(rest) != popcount(deck) - n * hand:  # a card dealt twice, or from out of the deck
         return False
-    i = n * hand
-    while rest != ZERO:
-        out[i] = popcount((rest & (~rest + ONE)) - ONE)
-        rest &= rest - ONE
-        i += 1
-    outside = ALL_CARDS & ~deck
-    while outside != ZERO:
-        out[i] = popcount((outside & (~outside + ONE)) - ONE)
-        outside &= outside - ONE
-        i += 1
+    at = n * hand + mask_to_indices(rest, out[n * hand:])
+    mask_to_indices(ALL_CARDS & ~deck, out[at:])
     return True
