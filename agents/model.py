@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import __version__
 from ..engine.encoding import version_of
+from ..engine.history import replayable
 from ..engine.registry import observation_module as encoding_module
 from ..errors import SpecError
 from ..safe_files import replace_file
@@ -51,17 +52,19 @@ class Model:
     meta: dict = field(compare=False)
 
     @classmethod
-    def initial(cls, game, hidden=(256, 256), seed: int = 0, method: str = "dmc") -> Model:
-        """A new network for ``game`` with small random weights (what training starts from)."""
+    def initial(cls, game, hidden=(256, 256), seed: int = 0, method: str = "dmc",
+                history: bool = False) -> Model:
+        """A new network for ``game`` with small random weights (what training starts from);
+        with ``history``, it reads the deal's history too (:mod:`slagwerk.engine.history`)."""
         module = encoding_module(game.name)
-        sizes = (module.OBSERVATION_SIZE, *hidden, module.NUM_ACTIONS)
+        sizes = (encoding_facts(module, game, history)["observation_size"], *hidden, module.NUM_ACTIONS)
         rng = np.random.default_rng(seed)
         weights = []
         for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
             bound = 1.0 / np.sqrt(fan_in)  # PyTorch's default initialisation of a linear layer
             weights.append(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32))
             weights.append(rng.uniform(-bound, bound, fan_out).astype(np.float32))
-        return cls(tuple(weights), model_meta(game, module, method))
+        return cls(tuple(weights), model_meta(game, module, method, history=history))
 
     @property
     def input_size(self) -> int:
@@ -71,18 +74,28 @@ class Model:
     def num_actions(self) -> int:
         return int(self.weights[-1].shape[0])
 
+    @property
+    def reads_history(self) -> bool:
+        """Whether the network's input is the observation followed by the deal's history."""
+        return self.meta["encoding"].get("history") is True
 
-def model_meta(game, module, method: str, **trained) -> dict:
-    """The ``meta`` of a model of ``game`` that reads the encoding ``module``."""
+
+def model_meta(game, module, method: str, history: bool = False, **trained) -> dict:
+    """The ``meta`` of a model of ``game`` that reads the encoding ``module`` (with ``history``,
+    followed by the deal's history)."""
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "game": game.name,
-            "options": dict(game.options), "encoding": encoding_facts(module),
+            "options": dict(game.options), "encoding": encoding_facts(module, game, history),
             "slagwerk": __version__, "method": method, "trained": trained}
 
 
-def encoding_facts(module) -> dict:
-    """What a model's input and output are: the encoding's version and sizes."""
-    return {"version": version_of(module), "observation_size": int(module.OBSERVATION_SIZE),
-            "num_actions": int(module.NUM_ACTIONS), "history": False}
+def encoding_facts(module, game=None, history: bool = False) -> dict:
+    """What a model's input and output are: the encoding's version and sizes; with ``history``
+    the input also holds the history blocks of ``game`` (with its options), and its size counts them."""
+    size = int(module.OBSERVATION_SIZE)
+    if history:
+        size += int(module.max_deal_steps(game.options_array)) * int(module.STEP_SIZE)
+    return {"version": version_of(module), "observation_size": size,
+            "num_actions": int(module.NUM_ACTIONS), "history": bool(history)}
 
 
 def save_model(model: Model, path) -> None:
@@ -154,11 +167,6 @@ def _check_fits(model: Model, game, path: Path) -> None:
     meta = model.meta
     if meta.get("game") != game.name:
         raise SpecError(f"{where} is a model of {meta.get('game')!r}, not of {game.name}")
-    wanted = encoding_facts(encoding_module(game.name))
-    if meta.get("encoding") != wanted or model.input_size != wanted["observation_size"] \
-            or model.num_actions != wanted["num_actions"]:
-        raise SpecError(f"{where} reads the encoding {meta.get('encoding')}, but this slagwerk's "
-                        f"{game.name} encoding is {wanted}: train it again")
     trained = meta.get("options")
     if not isinstance(trained, dict):
         raise SpecError(f"{where} records its options as {trained!r}, not as an object: train it again")
@@ -170,6 +178,16 @@ def _check_fits(model: Model, game, path: Path) -> None:
         raise SpecError(f"{where} was trained for {game.name} with "
                         f"{_options({key: trained.get(key) for key in differ})}, "
                         f"not {_options({key: game.options.get(key) for key in differ})}")
+    encoding = meta.get("encoding")
+    history = isinstance(encoding, dict) and encoding.get("history") is True
+    if history and not replayable(game.name):
+        raise SpecError(f"{where} reads the deal's history, which {game.name} agents cannot rebuild "
+                        f"from their views: train it again without --history")
+    wanted = encoding_facts(encoding_module(game.name), game, history)
+    if meta.get("encoding") != wanted or model.input_size != wanted["observation_size"] \
+            or model.num_actions != wanted["num_actions"]:
+        raise SpecError(f"{where} reads the encoding {meta.get('encoding')}, but this slagwerk's "
+                        f"{game.name} encoding is {wanted}: train it again")
 
 
 def _options(options) -> str:

@@ -4,8 +4,9 @@
 ``net`` alone plays the model slagwerk ships for the game. A command line may
 name a file; a bot request or the web page may not (they name shipped models
 only, :data:`SHIPPED`). The network reads the seat's observation, which holds
-nothing the seat cannot see, and its forward pass runs in numba on the file's
-numpy weights.
+nothing the seat cannot see (a model trained with ``--history`` reads the deal's
+history too, rebuilt from the view: :mod:`slagwerk.engine.history`), and its
+forward pass runs in numba on the file's numpy weights.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..engine.history import history_input
 from ..engine.registry import observation_module
 from ..errors import InvalidViewError, SpecError
 from ..search.network import best_index, forward
@@ -58,7 +60,7 @@ class NetAgent(Agent):
         super().__init__(game, seed, **params)
         self.model: Model = load_model(model_path(self.config["model"], game.name), game)
         self.module = observation_module(game.name)
-        self._x = np.zeros(self.module.OBSERVATION_SIZE, dtype=np.float32)
+        self._x = np.zeros(self.model.input_size, dtype=np.float32)
         self._values = np.zeros(self.module.NUM_ACTIONS, dtype=np.float32)
         self._mask = np.zeros(self.module.NUM_ACTIONS, dtype=np.int8)
         self._actions = np.zeros(self.module.NUM_ACTIONS, dtype=np.int64)
@@ -68,7 +70,13 @@ class NetAgent(Agent):
         seat = view.get("seat")
         if state.to_move != seat:
             raise InvalidViewError("the view's seat is not to move")
-        self.module.observe(state.array, seat, self._x)
+        self.module.observe(state.array, seat, self._x[: self.module.OBSERVATION_SIZE])
+        if self.model.reads_history:
+            try:
+                history_input(state.game, view, seat, self.decision_seed(view),
+                              self._x[self.module.OBSERVATION_SIZE :], world=state.array)
+            except (TypeError, KeyError, ValueError, IndexError) as err:  # malformed or impossible
+                raise InvalidViewError(f"the view's history cannot be replayed: {err}") from None
         self.module.legal_indices(state.array, self._mask, self._actions)
         forward(self._x, *self.model.weights, self._values)
         index = best_index(self._values, self._mask)

@@ -158,7 +158,11 @@ class _SearchAgent(Agent):
             if config["model"] != SHIPPED:
                 raise SpecError(f"{self.name}: model= is the guiding network's, and needs guide=net")
             return None
-        model = load_model(model_path(config["model"], self.game.name), self.game)
+        path = model_path(config["model"], self.game.name)
+        model = load_model(path, self.game)
+        if model.reads_history:
+            raise SpecError(f"{self.name}: model file {str(path)!r} reads the deal's history, which the "
+                            f"search's tree does not keep: guide with a model trained without --history")
         return Guide(model.weights, prior=config["prior"], temperature=config["prior_temperature"],
                      leaf=config["leaf"] == "net", playout=config["playout"] == NET_PLAYOUT,
                      prior_depth=config["prior_depth"])

@@ -50,7 +50,7 @@ def run(args) -> int:
     from ..experiments.training.config import TrainConfig
     from ..experiments.training.folder import TrainingFolder
     from ..experiments.training.learner import require_torch
-    from ..experiments.training.run import default_folder, run_training
+    from ..experiments.training.run import check_history, default_folder, run_training
 
     require_torch()  # said before anything else happens
     quiet = args.quiet or args.json
@@ -69,6 +69,7 @@ def run(args) -> int:
             config = TrainConfig.from_flags(args)  # names what is missing (GAME) before it is used
             game = game_from_args(config.game, args)
             config = TrainConfig.from_flags(args, options=game.options if game_options_given(args) else {})
+            check_history(config)
             folder = args.results or default_folder(config)
             rounds, seconds = config.stops_after()
             print(f"training a network for {config.game} by self-play into {folder} "

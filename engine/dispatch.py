@@ -229,6 +229,22 @@ def _index_of(g, state, action):
     return lambda g, state, action: kernel(state, action)
 
 
+@njit(cache=True)
+def _no_step(before, after, seat, action, out):
+    pass
+
+
+def observe_step(g, before, after, seat, action, out):
+    """The encoding's ``observe_step``: ``seat``'s block of ``action`` (``before`` to ``after``)."""
+    _python_call("observe_step")
+
+
+@overload(observe_step, prefer_literal=True)
+def _observe_step(g, before, after, seat, action, out):
+    kernel = _encoding_kernel(g, "observe_step", _no_step)
+    return lambda g, before, after, seat, action, out: kernel(before, after, seat, action, out)
+
+
 # ------------------------------------------------------------------ Python side
 
 _SPECIALISED: dict[tuple, object] = {}

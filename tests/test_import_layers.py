@@ -44,7 +44,7 @@ ENGINE_BASE = frozenset({"bits", "cards", "state", "common", "views", "spec", "g
 ENGINE_REGISTRY = frozenset({"registry", "dispatch", "contract", "records"})
 """Modules of ``slagwerk.engine`` that know the games (by name or id)."""
 
-ENGINE_SEARCH = frozenset({"playout", "conformance"})
+ENGINE_SEARCH = frozenset({"playout", "conformance", "history"})
 """Modules of ``slagwerk.engine`` that run any game through the dispatch."""
 
 TOP = frozenset({"slagwerk.__main__"})

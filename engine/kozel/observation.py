@@ -216,6 +216,9 @@ STEP_PARTS = (
     ("gained", C),  # cards the seat drew or took back with this action
 )
 STEP_SIZE = sum(size for _, size in STEP_PARTS)
+HISTORY_FROM_VIEW = False
+"""A view shows the seat's hand, not which of its cards it drew after which trick (the
+blocks' ``gained``): an agent cannot rebuild its history blocks (:mod:`slagwerk.engine.history`)."""
 _KIND_AT, _CARDS_AT = N, N + N_KINDS
 _HIDDEN_AT = _CARDS_AT + C
 _GAINED_AT = _HIDDEN_AT + 1

@@ -19,6 +19,7 @@ import numpy as np
 from ...agents.model import Model, model_meta, save_model
 from ...engine import make_game
 from ...engine.bits import derive_seed
+from ...engine.history import replayable
 from ...engine.registry import observation_module
 from ...safe_files import AppendLog, read_file, replace_file
 from ...search.guide import DEFAULT_TEMPERATURE
@@ -55,6 +56,19 @@ def default_folder(config: TrainConfig) -> Path:
     return default_results_folder(f"train-{config.game}")
 
 
+def check_history(config: TrainConfig) -> None:
+    """:class:`ExperimentError` for ``--history`` where a model could not be played from views
+    or the guided teacher would need the tree search to keep the history."""
+    if not config.history:
+        return
+    if not replayable(config.game):
+        raise ExperimentError(f"--history: {config.game} agents cannot rebuild the deal's history from "
+                              f"their views, so such a model could not play")
+    if config.teacher == "guided":
+        raise ExperimentError("--history: the guided teacher's search keeps no history for the network "
+                              "to read: use --teacher ismcts or none")
+
+
 def chunks(deals: int, chunk: int) -> list[int]:
     """The deals of a round in chunks of ``chunk`` (the last one shorter)."""
     return [min(chunk, deals - start) for start in range(0, deals, chunk)]
@@ -71,6 +85,8 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
     most the round in progress (see :mod:`.folder`), or the curve's game in progress.
     """
     torch = require_torch()  # before anything is written
+    if not resume:
+        check_history(config)
     if resume:
         folder = TrainingFolder.open(results)
         config = TrainConfig.load(folder.config(), folder.config_path)
@@ -78,8 +94,8 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
         folder = TrainingFolder.create(results or default_folder(config), config.dump(), force=force)
         forget_snapshots(folder.path)  # an earlier run's, in a folder taken with --force
     game = make_game(config.game, **config.options)
-    learner = Learner(Model.initial(game, hidden=config.hidden, seed=config.seed).weights,
-                      config.learning_rate, config.seed)
+    first = Model.initial(game, hidden=config.hidden, seed=config.seed, history=config.history)
+    learner = Learner(first.weights, config.learning_rate, config.seed)
     rounds: list[dict] = []
     stored = read_file(folder.path, CHECKPOINT)
     if stored is not None:
@@ -109,12 +125,13 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
                      for index, size in enumerate(chunks(config.deals, config.chunk))]
             learn_seed = derive_seed(config.seed, number, LEARN_SEED)
             if config.teacher == "none":
+                tasks = [(*task, config.history) for task in tasks]
                 samples = Samples.join(parallel_map(play_deals, tasks, jobs, backend, scheduler))
                 loss = learner.update(samples.x, samples.index, samples.target, config.batch_size,
                                       config.epochs, learn_seed)
                 mean = {"mean_return": float(np.mean(samples.target))}
             else:
-                tasks = [(*task, config.teacher, config.teacher_iterations) for task in tasks]
+                tasks = [(*task, config.teacher, config.teacher_iterations, config.history) for task in tasks]
                 samples = TaughtSamples.join(parallel_map(play_taught_deals, tasks, jobs, backend, scheduler))
                 loss = learner.update_taught(samples, config.batch_size, config.epochs, learn_seed,
                                              config.policy_weight, DEFAULT_TEMPERATURE)
@@ -128,7 +145,8 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
             state = io.BytesIO()
             torch.save({"learner": learner.state_bytes(), "rounds": [json.dumps(r) for r in rounds]}, state)
             replace_file(folder.path, CHECKPOINT, state.getvalue())
-            meta = model_meta(game, module, METHODS[config.teacher], rounds=len(rounds), seed=config.seed,
+            meta = model_meta(game, module, METHODS[config.teacher], config.history, rounds=len(rounds),
+                              seed=config.seed,
                               deals=sum(r["deals"] for r in rounds), seconds=round(spent, 1))
             save_model(Model(learner.weights(), meta), folder.path / MODEL)
             if len(rounds) % config.snapshot_every == 0:

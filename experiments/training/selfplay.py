@@ -53,9 +53,10 @@ class Samples:
 
 
 def play_deals(game_name: str, options: dict, weights: tuple, epsilon: float, seed: int,
-               deals: int) -> Samples:
-    """Play ``deals`` deals of self-play with the network ``weights`` (see the module doc)."""
-    match = EncodedMatch(game_name, seed=seed, reward="deal", **options)
+               deals: int, history: bool = False) -> Samples:
+    """Play ``deals`` deals of self-play with the network ``weights`` (see the module doc); with
+    ``history`` the network reads the deal's history after the observation."""
+    match = EncodedMatch(game_name, seed=seed, reward="deal", history=history, **options)
     explore = np.random.default_rng(seed)  # exploration draws apart from the deals' shuffles
     values = np.zeros(match.module.NUM_ACTIONS, dtype=np.float32)
     xs, indices, seats, targets = [], [], [], []
@@ -127,10 +128,11 @@ def search_targets(array: np.ndarray, seat: int, index_of: dict, num_actions: in
 
 
 def play_taught_deals(game_name: str, options: dict, weights: tuple, epsilon: float, seed: int,
-                      deals: int, teacher: str, iterations: int) -> TaughtSamples:
+                      deals: int, teacher: str, iterations: int, history: bool = False) -> TaughtSamples:
     """Play ``deals`` deals in which ``teacher`` (``"ismcts"`` or ``"guided"``, by the network
-    ``weights``) searches every decision with ``iterations`` iterations (see the module doc)."""
-    match = EncodedMatch(game_name, seed=seed, reward="deal", **options)
+    ``weights``) searches every decision with ``iterations`` iterations (see the module doc); with
+    ``history`` the samples' input holds the deal's history after the observation."""
+    match = EncodedMatch(game_name, seed=seed, reward="deal", history=history, **options)
     explore = np.random.default_rng(seed)
     guide = Guide(weights) if teacher == "guided" else None
     xs, targets, weights_out, shares, legals = [], [], [], [], []
