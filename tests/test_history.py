@@ -88,7 +88,8 @@ def test_a_kozel_history_file_is_one_line(tmp_path):
     game = make_game("kozel")
     path = tmp_path / "kozel-history.npz"
     save_model(Model.initial(game, hidden=(4, 4), history=True), path)
-    with pytest.raises(SpecError, match=re.escape(f"model file {str(path)!r} reads the deal's history")) as err:
+    expected = re.escape(f"model file {str(path)!r} reads the deal's history")
+    with pytest.raises(SpecError, match=expected) as err:
         load_model(path, game)
     assert "\n" not in str(err.value)
 
