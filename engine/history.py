@@ -12,6 +12,10 @@ history replays gives the same blocks (tests/test_history.py compares them with 
 environment's along whole matches, and changes only hidden cards). The replay checks
 who moved, not whether a move was legal in the drawn world: a world that breaks a
 rule another seat's play revealed (a suit it cannot hold) still gives the right blocks.
+:func:`slagwerk.engine.replay.replay_in` replays a view in Python for the OpenSpiel
+adapter; this replay runs in numba because it is part of every decision of a ``net``
+agent: 76 µs against the Python replay's 194 µs for 20 actions of Koetsieren (both cores
+busy with training, 2026-12-06).
 """
 
 from __future__ import annotations
