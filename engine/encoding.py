@@ -40,6 +40,11 @@ An observation module provides
     ``after``: the same facts as the action's part of the information-state
     string (its ``seen_text`` and ``learnt_events``), nothing ``seat`` did
     not see. ``max_deal_steps`` bounds the player actions of one deal.
+``HISTORY_FROM_VIEW`` (optional, True by default)
+    False where a seat's view does not hold everything its blocks show
+    (Kozel: which card it drew after which trick), so that an agent cannot
+    rebuild them from its view (:mod:`slagwerk.engine.history`) and no
+    model reading the history is trained or played for the game.
 
 Seats in an encoding are *relative*: position 0 is the observing seat, then
 clockwise, so one learned policy plays every seat.
