@@ -154,7 +154,7 @@ def test_a_guide_that_does_not_fit_is_refused_in_one_line():
     ismcts(state, iterations=10, objective="match", guide=small_guide(coins, leaf=False))
 
 
-def test_agent_parameters_of_the_guide(tmp_path):
+def test_agent_parameters_of_the_guide(tmp_path, monkeypatch):
     game = make_game("kozel")
     path = model_file(tmp_path, game)
     state = positions(game, 3, 1)[0]
@@ -166,6 +166,7 @@ def test_agent_parameters_of_the_guide(tmp_path):
                         (f"ismcts:model={path}", "needs guide=net")):
         with pytest.raises(SpecError, match=words):
             make(spec, game)
+    monkeypatch.setattr("slagwerk.agents.net.MODELS_FOLDER", tmp_path / "none")  # a game shipping none
     with pytest.raises(SpecError, match="no model ships for koetsieren"):
         make("ismcts:guide=net", make_game("koetsieren"))
 
