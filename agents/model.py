@@ -53,26 +53,35 @@ class Model:
 
     @classmethod
     def initial(cls, game, hidden=(256, 256), seed: int = 0, method: str = "dmc",
-                history: bool = False) -> Model:
+                history: bool = False, seat_values: bool = False) -> Model:
         """A new network for ``game`` with small random weights (what training starts from);
-        with ``history``, it reads the deal's history too (:mod:`slagwerk.engine.history`)."""
+        with ``history``, it reads the deal's history too (:mod:`slagwerk.engine.history`); with
+        ``seat_values``, it also values the deal for every seat (:attr:`seat_values`)."""
         module = encoding_module(game.name)
-        sizes = (encoding_facts(module, game, history)["observation_size"], *hidden, module.NUM_ACTIONS)
+        values = game.n_players if seat_values else 0
+        sizes = (encoding_facts(module, game, history)["observation_size"], *hidden,
+                 module.NUM_ACTIONS + values)
         rng = np.random.default_rng(seed)
         weights = []
         for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
             bound = 1.0 / np.sqrt(fan_in)  # PyTorch's default initialisation of a linear layer
             weights.append(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32))
             weights.append(rng.uniform(-bound, bound, fan_out).astype(np.float32))
-        return cls(tuple(weights), model_meta(game, module, method, history=history))
+        return cls(tuple(weights), model_meta(game, module, method, history=history, seat_values=values))
 
     @property
     def input_size(self) -> int:
         return int(self.weights[0].shape[0])
 
     @property
+    def seat_values(self) -> int:
+        """How many outputs after the action values value the deal for each seat (0, or the
+        number of seats: relative seats, the observing seat first), in [-1, 1] as the actions'."""
+        return int(self.meta.get("seat_values", 0))
+
+    @property
     def num_actions(self) -> int:
-        return int(self.weights[-1].shape[0])
+        return int(self.weights[-1].shape[0]) - self.seat_values
 
     @property
     def reads_history(self) -> bool:
@@ -80,12 +89,16 @@ class Model:
         return self.meta["encoding"].get("history") is True
 
 
-def model_meta(game, module, method: str, history: bool = False, **trained) -> dict:
+def model_meta(game, module, method: str, history: bool = False, seat_values: int = 0, **trained) -> dict:
     """The ``meta`` of a model of ``game`` that reads the encoding ``module`` (with ``history``,
-    followed by the deal's history)."""
-    return {"format": FORMAT, "format_version": FORMAT_VERSION, "game": game.name,
+    followed by the deal's history) and gives ``seat_values`` values of the deal after its action
+    values (0 or the number of seats; omitted when 0, as in older files)."""
+    meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "game": game.name,
             "options": dict(game.options), "encoding": encoding_facts(module, game, history),
             "slagwerk": __version__, "method": method, "trained": trained}
+    if seat_values:
+        meta["seat_values"] = int(seat_values)
+    return meta
 
 
 def encoding_facts(module, game=None, history: bool = False) -> dict:
@@ -178,6 +191,9 @@ def _check_fits(model: Model, game, path: Path) -> None:
         raise SpecError(f"{where} was trained for {game.name} with "
                         f"{_options({key: trained.get(key) for key in differ})}, "
                         f"not {_options({key: game.options.get(key) for key in differ})}")
+    if meta.get("seat_values", 0) not in (0, game.n_players):
+        raise SpecError(f"{where} values the deal for {meta.get('seat_values')!r} seats, not for "
+                        f"{game.name}'s {game.n_players}: train it again")
     encoding = meta.get("encoding")
     history = isinstance(encoding, dict) and encoding.get("history") is True
     if history and not replayable(game.name):

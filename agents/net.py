@@ -61,7 +61,7 @@ class NetAgent(Agent):
         self.model: Model = load_model(model_path(self.config["model"], game.name), game)
         self.module = observation_module(game.name)
         self._x = np.zeros(self.model.input_size, dtype=np.float32)
-        self._values = np.zeros(self.module.NUM_ACTIONS, dtype=np.float32)
+        self._values = np.zeros(self.model.weights[-1].shape[0], dtype=np.float32)  # and any seat values
         self._mask = np.zeros(self.module.NUM_ACTIONS, dtype=np.int8)
         self._actions = np.zeros(self.module.NUM_ACTIONS, dtype=np.int64)
 
@@ -79,6 +79,6 @@ class NetAgent(Agent):
                 raise InvalidViewError(f"the view's history cannot be replayed: {err}") from None
         self.module.legal_indices(state.array, self._mask, self._actions)
         forward(self._x, *self.model.weights, self._values)
-        index = best_index(self._values, self._mask)
+        index = best_index(self._values[: self.module.NUM_ACTIONS], self._mask)
         action = self.game.action_text(state, int(self._actions[index]), seat)
         return Decision(action, {"value": float(self._values[index])})

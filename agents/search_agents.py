@@ -78,7 +78,8 @@ _GUIDE = {
     "prior_temperature": ParamSpec(float, DEFAULT_TEMPERATURE, "with guide=net: temperature of the "
                                    "prior's softmax over the network's values (in [-1, 1])", 1e-3, 100.0),
     "leaf": ParamSpec(str, "net", "with guide=net: leaves valued by the network (each seat at its next "
-                      "turn) or by a playout", choices=("net", "playout")),
+                      "turn), by its seat values (value: one evaluation; a model trained with "
+                      "--seat-values) or by a playout", choices=("net", "value", "playout")),
     "playout": ParamSpec(str, "random", "playout policy (net: the guiding network's, with guide=net)",
                          choices=(*PLAYOUT_POLICIES, NET_PLAYOUT)),
     "solve": ParamSpec(int, 0, "solve the rest of the deal exactly in each world (max-n) once at most "
@@ -165,7 +166,7 @@ class _SearchAgent(Agent):
                             f"search's tree does not keep: guide with a model trained without --history")
         return Guide(model.weights, prior=config["prior"], temperature=config["prior_temperature"],
                      leaf=config["leaf"] == "net", playout=config["playout"] == NET_PLAYOUT,
-                     prior_depth=config["prior_depth"])
+                     prior_depth=config["prior_depth"], value=config["leaf"] == "value")
 
     def _decision(self, state: State, seat: int, result: SearchResult) -> Decision:
         game = state.game

@@ -18,7 +18,11 @@ switched on its own so that what each gains can be measured:
   that ends sooner gives its true rewards;
 - **playout** (:data:`GUIDE_PLAYOUT`): playouts are played by the network
   greedily to the end of the deal (then, for the match objective, by the
-  search's playout policy).
+  search's playout policy);
+- **seat values** (:data:`GUIDE_VALUE`, ``leaf=value``): a network trained with
+  ``--seat-values`` also values the deal for every seat; a leaf is valued by one
+  evaluation, from the observation of the seat to move there, instead of one
+  per seat.
 
 Each evaluation reads one seat's observation of the world being searched: a
 determinization (ISMCTS, PIMC) holds only cards the searching seat cannot
@@ -33,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from ..engine import dispatch
+from ..engine.encoding import relative_seat
 from ..engine.state import N_PLAYERS, OBJECTIVE_DEAL, TO_MOVE
 from .network import forward
 
@@ -40,6 +45,8 @@ GUIDE_NONE = 0
 GUIDE_PRIOR = 1
 GUIDE_LEAF = 2
 GUIDE_PLAYOUT = 4
+GUIDE_VALUE = 16
+"""(8 is the endgame solver's flag, :data:`slagwerk.search.parts.SOLVE_ENDGAMES`.)"""
 
 DEFAULT_PRIOR_WEIGHT = 1.0
 DEFAULT_TEMPERATURE = 0.1
@@ -56,7 +63,8 @@ class Guide:
 
     ``weights`` are the network's ``(w1, b1, w2, b2, w3, b3)`` (float32),
     ``prior`` the weight of the progressive bias (0: no prior), ``leaf`` and
-    ``playout`` whether the network values leaves and plays the playouts;
+    ``playout`` whether the network values leaves and plays the playouts (``value``: the
+    leaves by the network's seat values, one evaluation each);
     ``prior_depth`` (infinite by default: every depth) limits the prior to
     nodes grown from nodes less deep than it (0 is the root), where it costs
     one network evaluation per node grown.
@@ -68,11 +76,12 @@ class Guide:
     leaf: bool = True
     playout: bool = False
     prior_depth: float = np.inf
+    value: bool = False
 
     @property
     def flags(self) -> int:
-        return ((GUIDE_PRIOR if self.prior > 0 else 0) | (GUIDE_LEAF if self.leaf else 0)
-                | (GUIDE_PLAYOUT if self.playout else 0))
+        return ((GUIDE_PRIOR if self.prior > 0 else 0) | (GUIDE_LEAF if self.leaf and not self.value else 0)
+                | (GUIDE_VALUE if self.value else 0) | (GUIDE_PLAYOUT if self.playout else 0))
 
 
 PRIOR_WEIGHT, PRIOR_TEMPERATURE, PRIOR_DEPTH = 0, 1, 2
@@ -133,6 +142,23 @@ def leaf_rewards(g, state, net, x, q, actions, scores, rewards):
             if valued == everyone:
                 return
         dispatch.apply_action(g, state, actions[best])
+
+
+@njit(cache=True)
+def seat_value_rewards(g, state, net, x, q, actions, rewards):
+    """Every seat's reward at a leaf from the network's seat values (the last outputs, one per
+    relative seat), read from the observation of the seat to move; a deal that ended gives its
+    true rewards."""
+    if dispatch.legal_actions(g, state, actions) == 0:
+        dispatch.returns(g, state, OBJECTIVE_DEAL, rewards)
+        return
+    mover = state[TO_MOVE]
+    players = state[N_PLAYERS]
+    dispatch.observe(g, state, mover, x)
+    forward(x, net[0], net[1], net[2], net[3], net[4], net[5], q)
+    first = q.shape[0] - players
+    for seat in range(players):
+        rewards[seat] = reward_of(q[first + relative_seat(seat, mover, players)])
 
 
 @njit(cache=True)

@@ -20,7 +20,16 @@ from numba.extending import overload
 from ..engine import dispatch
 from ..engine.common import copy_into
 from .endgame import solve_into, tricks_left
-from .guide import GUIDE_LEAF, GUIDE_PLAYOUT, GUIDE_PRIOR, leaf_rewards, net_playout, net_values
+from .guide import (
+    GUIDE_LEAF,
+    GUIDE_PLAYOUT,
+    GUIDE_PRIOR,
+    GUIDE_VALUE,
+    leaf_rewards,
+    net_playout,
+    net_values,
+    seat_value_rewards,
+)
 
 SOLVE_ENDGAMES = 8
 """The flag of the exact endgame solver (``solve=``, :mod:`slagwerk.search.endgame`)."""
@@ -139,8 +148,24 @@ def _value_leaf(parts, g, state, net, x, q, actions, scores, rewards):
     return True
 
 
-_part("valued_leaf", GUIDE_LEAF,
-      lambda parts, g, state, net, x, q, actions, scores, rewards: False, _value_leaf)
+def _seat_value_leaf(parts, g, state, net, x, q, actions, scores, rewards):
+    seat_value_rewards(g, state, net, x, q, actions, rewards)
+    return True
+
+
+def _no_value(parts, g, state, net, x, q, actions, scores, rewards):
+    return False
+
+
+@overload(valued_leaf, prefer_literal=True)
+def _choose_leaf(parts, g, state, net, x, q, actions, scores, rewards):
+    """The seat values (:data:`GUIDE_VALUE`), else the network's play-on (:data:`GUIDE_LEAF`)."""
+    if isinstance(parts, types.IntegerLiteral):
+        if parts.literal_value & GUIDE_VALUE:
+            return _seat_value_leaf
+        if not parts.literal_value & GUIDE_LEAF:
+            return _no_value
+    return _value_leaf
 
 
 def net_deal(parts, g, state, net, x, q, actions, scores):

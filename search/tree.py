@@ -61,7 +61,7 @@ from ..engine.bits import make_rng, rand_below
 from ..engine.common import copy_into
 from ..engine.playout import POLICY_HEURISTIC, POLICY_RANDOM, playout
 from ..engine.registry import info_by_id, kernels_by_id, observation_module
-from ..engine.state import GAME, MAX_SEATS, OBJECTIVE_DEAL, OBJECTIVE_MATCH, TO_MOVE
+from ..engine.state import GAME, MAX_SEATS, N_PLAYERS, OBJECTIVE_DEAL, OBJECTIVE_MATCH, TO_MOVE
 from ..errors import OptionError, SlagwerkError
 from .deadline import CHECK_MASK, deadline_after, expired, interruptible
 from .endgame import DEFAULT_NODE_BUDGET, Solver
@@ -664,10 +664,15 @@ def check_guide(guide: Guide | None, root: np.ndarray, objective: int) -> None:
     except OptionError as err:
         raise SearchError(f"no network can guide this game's search: {err}") from None
     w1, w3 = guide.weights[0], guide.weights[4]
-    if w1.shape[0] != encoding.OBSERVATION_SIZE or w3.shape[1] != encoding.NUM_ACTIONS:
+    players = int(root[N_PLAYERS])
+    with_values = encoding.NUM_ACTIONS + players  # a network trained with seat values (--seat-values)
+    if w1.shape[0] != encoding.OBSERVATION_SIZE or w3.shape[1] not in (encoding.NUM_ACTIONS, with_values):
         raise SearchError(f"the guiding network reads {w1.shape[0]} inputs and gives {w3.shape[1]} values; "
                           f"this game's encoding has {encoding.OBSERVATION_SIZE} and {encoding.NUM_ACTIONS}")
-    if guide.leaf and objective != OBJECTIVE_DEAL:
+    if guide.value and w3.shape[1] != with_values:
+        raise SearchError("leaf=value needs a network that values the deal for every seat: train it "
+                          "with --seat-values")
+    if (guide.leaf or guide.value) and objective != OBJECTIVE_DEAL:
         raise SearchError("a network values the deal (leaf=net): use objective=deal, or leaf=playout")
     if not (guide.temperature > 0 and guide.prior >= 0):
         raise SearchError(f"the prior needs a temperature > 0 and a weight >= 0, not {guide.temperature!r} "

@@ -55,6 +55,9 @@ class TrainConfig(Settings):
         "of the network's values (the guide's prior), beside their squared error", ge=0, le=100)
     history: bool = setting(False, "the network reads the deal's history too (who played what, "
                             "in order: the environments' history=True), not only the observation")
+    seat_values: bool = setting(False, "the network also values the deal for every seat (one output "
+                                "each, regressed on the seats' returns): a guided search's leaf then "
+                                "costs one evaluation (ismcts:guide=net,leaf=value)")
     epsilon: float = setting(0.05, "chance that an actor explores: a random legal action", ge=0, le=1)
     hidden: tuple[Annotated[int, Field(ge=1, le=4096)], ...] = setting(
         (256, 256), "sizes of the network's two hidden layers", metavar="N", min_length=2, max_length=2)

@@ -4,7 +4,7 @@ The network is :mod:`slagwerk.search.network`'s, in PyTorch's terms: linear laye
 with ReLU between them, one output per action index. The Deep Monte-Carlo update
 regresses the output of each sample's chosen index on its return; the taught
 update regresses every output the search gave a target, weighted (both: mean
-squared error, Adam).
+squared error, Adam). A network with seat values also regresses them on every seat's return.
 Training runs on one thread, so that the same samples give the same weights on any
 machine (PyTorch's CPU kernels may sum in another order with more threads).
 """
@@ -38,8 +38,10 @@ def require_torch():
 class Learner:
     """The network (from numpy ``weights``: W as (in, out), b) and its optimiser."""
 
-    def __init__(self, weights: tuple, learning_rate: float, seed: int):
+    def __init__(self, weights: tuple, learning_rate: float, seed: int, seat_values: int = 0):
         torch = require_torch()
+        self.seat_values = seat_values  # the last outputs, regressed on every seat's return
+        self.actions = weights[-1].shape[0] - seat_values
         torch.manual_seed(seed)
         layers = []
         for w in weights[::2]:
@@ -62,16 +64,24 @@ class Learner:
                     np.ascontiguousarray(layer.bias.detach().numpy(), dtype=np.float32)]
         return tuple(out)
 
-    def update(self, x: np.ndarray, index: np.ndarray, target: np.ndarray, batch_size: int,
-               epochs: int, seed: int) -> float:
-        """Train on the samples for ``epochs`` passes in shuffled batches; the mean loss of the last pass."""
-        xs, idx, ys = torch.from_numpy(x), torch.from_numpy(index), torch.from_numpy(target)
+    def update(self, samples, batch_size: int, epochs: int, seed: int) -> float:
+        """Train on :class:`~.selfplay.Samples` for ``epochs`` passes in shuffled batches; the mean
+        loss of the last pass."""
+        xs, idx, ys = (torch.from_numpy(a) for a in (samples.x, samples.index, samples.target))
+        returns = torch.from_numpy(samples.returns)
 
         def loss_of(batch):
-            predicted = self.net(xs[batch]).gather(1, idx[batch].unsqueeze(1)).squeeze(1)
-            return torch.nn.functional.mse_loss(predicted, ys[batch])
+            out = self.net(xs[batch])
+            predicted = out.gather(1, idx[batch].unsqueeze(1)).squeeze(1)
+            return torch.nn.functional.mse_loss(predicted, ys[batch]) + self._value_loss(out, returns[batch])
 
-        return self._train(loss_of, len(target), batch_size, epochs, seed)
+        return self._train(loss_of, len(ys), batch_size, epochs, seed)
+
+    def _value_loss(self, out, returns):
+        """The seat values' mean squared error from every seat's return (0 without seat values)."""
+        if not self.seat_values:
+            return 0.0
+        return torch.nn.functional.mse_loss(out[:, self.actions:], returns)
 
     def update_taught(self, samples, batch_size: int, epochs: int, seed: int, policy_weight: float,
                       temperature: float) -> float:
@@ -82,9 +92,13 @@ class Learner:
         xs, ys, ws = (torch.from_numpy(a) for a in (samples.x, samples.target, samples.weight))
         shares, legal = torch.from_numpy(samples.share), torch.from_numpy(samples.legal)
 
+        returns = torch.from_numpy(samples.returns)
+
         def loss_of(batch):
-            values, w = self.net(xs[batch]), ws[batch]
+            out, w = self.net(xs[batch]), ws[batch]
+            values = out[:, : self.actions]
             loss = (w * (values - ys[batch]) ** 2).sum() / w.sum().clamp(min=1e-9)
+            loss = loss + self._value_loss(out, returns[batch])
             if policy_weight:
                 logits = (values / temperature).masked_fill(~legal[batch], float("-inf"))
                 log_prior = torch.log_softmax(logits, dim=1).masked_fill(~legal[batch], 0.0)

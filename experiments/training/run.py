@@ -94,8 +94,9 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
         folder = TrainingFolder.create(results or default_folder(config), config.dump(), force=force)
         forget_snapshots(folder.path)  # an earlier run's, in a folder taken with --force
     game = make_game(config.game, **config.options)
-    first = Model.initial(game, hidden=config.hidden, seed=config.seed, history=config.history)
-    learner = Learner(first.weights, config.learning_rate, config.seed)
+    first = Model.initial(game, hidden=config.hidden, seed=config.seed, history=config.history,
+                          seat_values=config.seat_values)
+    learner = Learner(first.weights, config.learning_rate, config.seed, first.seat_values)
     rounds: list[dict] = []
     stored = read_file(folder.path, CHECKPOINT)
     if stored is not None:
@@ -127,8 +128,7 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
             if config.teacher == "none":
                 tasks = [(*task, config.history) for task in tasks]
                 samples = Samples.join(parallel_map(play_deals, tasks, jobs, backend, scheduler))
-                loss = learner.update(samples.x, samples.index, samples.target, config.batch_size,
-                                      config.epochs, learn_seed)
+                loss = learner.update(samples, config.batch_size, config.epochs, learn_seed)
                 mean = {"mean_return": float(np.mean(samples.target))}
             else:
                 tasks = [(*task, config.teacher, config.teacher_iterations, config.history) for task in tasks]
@@ -145,8 +145,8 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
             state = io.BytesIO()
             torch.save({"learner": learner.state_bytes(), "rounds": [json.dumps(r) for r in rounds]}, state)
             replace_file(folder.path, CHECKPOINT, state.getvalue())
-            meta = model_meta(game, module, METHODS[config.teacher], config.history, rounds=len(rounds),
-                              seed=config.seed,
+            meta = model_meta(game, module, METHODS[config.teacher], config.history, first.seat_values,
+                              rounds=len(rounds), seed=config.seed,
                               deals=sum(r["deals"] for r in rounds), seconds=round(spent, 1))
             save_model(Model(learner.weights(), meta), folder.path / MODEL)
             if len(rounds) % config.snapshot_every == 0:

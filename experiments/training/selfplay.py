@@ -39,17 +39,25 @@ VISITS_HALF_WEIGHT = 4
 @dataclass
 class Samples:
     """Decisions and their returns: ``x`` (n, observation) float32, ``index`` (n,) int64,
-    ``target`` (n,) float32; ``deals`` counts the deals played."""
+    ``target`` (n,) float32, ``returns`` (n, seats) float32 (every seat's return, by relative
+    seat: the deciding seat first, the targets of seat values); ``deals`` counts the deals played."""
 
     x: np.ndarray
     index: np.ndarray
     target: np.ndarray
+    returns: np.ndarray
     deals: int
 
     @classmethod
     def join(cls, parts: list[Samples]) -> Samples:
-        return cls(np.concatenate([p.x for p in parts]), np.concatenate([p.index for p in parts]),
-                   np.concatenate([p.target for p in parts]), sum(p.deals for p in parts))
+        return cls(*(np.concatenate([getattr(p, name) for p in parts])
+                     for name in ("x", "index", "target", "returns")), sum(p.deals for p in parts))
+
+
+def relative_returns(rewards: list[float], seat: int) -> list[float]:
+    """The seats' ``rewards`` by their place clockwise from ``seat`` (``seat``'s first)."""
+    n = len(rewards)
+    return [rewards[(seat + r) % n] for r in range(n)]
 
 
 def play_deals(game_name: str, options: dict, weights: tuple, epsilon: float, seed: int,
@@ -58,8 +66,9 @@ def play_deals(game_name: str, options: dict, weights: tuple, epsilon: float, se
     ``history`` the network reads the deal's history after the observation."""
     match = EncodedMatch(game_name, seed=seed, reward="deal", history=history, **options)
     explore = np.random.default_rng(seed)  # exploration draws apart from the deals' shuffles
-    values = np.zeros(match.module.NUM_ACTIONS, dtype=np.float32)
-    xs, indices, seats, targets = [], [], [], []
+    values = np.zeros(weights[-1].shape[0], dtype=np.float32)  # action values, then any seat values
+    actions = match.module.NUM_ACTIONS
+    xs, indices, seats, targets, returns = [], [], [], [], []
     pending = 0  # samples of the deal in progress, waiting for its returns
     played = 0
     while played < deals:
@@ -70,7 +79,7 @@ def play_deals(game_name: str, options: dict, weights: tuple, epsilon: float, se
             index = int(explore.choice(np.flatnonzero(mask)))
         else:
             forward(x, *weights, values)
-            index = int(best_index(values, mask))
+            index = int(best_index(values[:actions], mask))
         xs.append(x)
         indices.append(index)
         seats.append(seat)
@@ -78,32 +87,36 @@ def play_deals(game_name: str, options: dict, weights: tuple, epsilon: float, se
         rewards = match.step(index)
         if rewards is not None:  # the deal ended: its decisions get their seats' returns
             targets += [rewards[s] for s in seats[-pending:]]
+            returns += [relative_returns(rewards, s) for s in seats[-pending:]]
             pending = 0
             played += 1
             if match.is_over:
                 match.reset()
     return Samples(np.asarray(xs, dtype=np.float32), np.asarray(indices, dtype=np.int64),
-                   np.asarray(targets, dtype=np.float32), played)
+                   np.asarray(targets, dtype=np.float32),
+                   np.asarray(returns, dtype=np.float32).reshape(-1, match.n_players), played)
 
 
 @dataclass
 class TaughtSamples:
     """Decisions and the search's values of their actions: ``x`` (n, observation) float32,
     ``target``, ``weight`` and ``share`` (n, actions) float32 (weight 0 where the search tried
-    nothing; share: of the search's visits), ``legal`` (n, actions) bool; ``deals`` counts the
-    deals played."""
+    nothing; share: of the search's visits), ``legal`` (n, actions) bool, ``returns`` as
+    :class:`Samples`'; ``deals`` counts the deals played."""
 
     x: np.ndarray
     target: np.ndarray
     weight: np.ndarray
     share: np.ndarray
     legal: np.ndarray
+    returns: np.ndarray
     deals: int
 
     @classmethod
     def join(cls, parts: list[TaughtSamples]) -> TaughtSamples:
         return cls(*(np.concatenate([getattr(p, name) for p in parts])
-                     for name in ("x", "target", "weight", "share", "legal")), sum(p.deals for p in parts))
+                     for name in ("x", "target", "weight", "share", "legal", "returns")),
+                   sum(p.deals for p in parts))
 
 
 def search_targets(array: np.ndarray, seat: int, index_of: dict, num_actions: int, iterations: int,
@@ -135,10 +148,11 @@ def play_taught_deals(game_name: str, options: dict, weights: tuple, epsilon: fl
     match = EncodedMatch(game_name, seed=seed, reward="deal", history=history, **options)
     explore = np.random.default_rng(seed)
     guide = Guide(weights) if teacher == "guided" else None
-    xs, targets, weights_out, shares, legals = [], [], [], [], []
+    xs, targets, weights_out, shares, legals, seats, returns = [], [], [], [], [], [], []
     played = 0
     while played < deals:
         seat = match.to_move
+        seats.append(seat)
         xs.append(match.observe(seat))
         mask = match.mask()
         legal = np.flatnonzero(mask)
@@ -150,9 +164,12 @@ def play_taught_deals(game_name: str, options: dict, weights: tuple, epsilon: fl
         shares.append(share)
         legals.append(mask != 0)
         index = int(explore.choice(legal)) if explore.random() < epsilon else chosen
-        if match.step(index) is not None:
+        rewards = match.step(index)
+        if rewards is not None:  # the deal ended: its decisions get every seat's return
+            returns += [relative_returns(rewards, s) for s in seats[len(returns):]]
             played += 1
             if match.is_over:
                 match.reset()
     return TaughtSamples(np.asarray(xs, dtype=np.float32), np.asarray(targets), np.asarray(weights_out),
-                         np.asarray(shares), np.asarray(legals), played)
+                         np.asarray(shares), np.asarray(legals),
+                         np.asarray(returns, dtype=np.float32).reshape(-1, match.n_players), played)
