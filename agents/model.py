@@ -53,13 +53,13 @@ class Model:
 
     @classmethod
     def initial(cls, game, hidden=(256, 256), seed: int = 0, method: str = "dmc",
-                history: bool = False, seat_values: bool = False) -> Model:
+                history: bool = False, seat_values: bool = False, world: bool = False) -> Model:
         """A new network for ``game`` with small random weights (what training starts from);
         with ``history``, it reads the deal's history too (:mod:`slagwerk.engine.history`); with
         ``seat_values``, it also values the deal for every seat (:attr:`seat_values`)."""
         module = encoding_module(game.name)
         values = game.n_players if seat_values else 0
-        sizes = (encoding_facts(module, game, history)["observation_size"], *hidden,
+        sizes = (encoding_facts(module, game, history, world)["observation_size"], *hidden,
                  module.NUM_ACTIONS + values)
         rng = np.random.default_rng(seed)
         weights = []
@@ -67,11 +67,18 @@ class Model:
             bound = 1.0 / np.sqrt(fan_in)  # PyTorch's default initialisation of a linear layer
             weights.append(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32))
             weights.append(rng.uniform(-bound, bound, fan_out).astype(np.float32))
-        return cls(tuple(weights), model_meta(game, module, method, history=history, seat_values=values))
+        return cls(tuple(weights), model_meta(game, module, method, history=history, seat_values=values,
+                                              world=world))
 
     @property
     def input_size(self) -> int:
         return int(self.weights[0].shape[0])
+
+    @property
+    def reads_world(self) -> bool:
+        """Whether the network reads every seat's observation (a whole deal): only a search's leaves,
+        determinized worlds, may be valued by it."""
+        return self.meta["encoding"].get("world") is True
 
     @property
     def seat_values(self) -> int:
@@ -89,26 +96,31 @@ class Model:
         return self.meta["encoding"].get("history") is True
 
 
-def model_meta(game, module, method: str, history: bool = False, seat_values: int = 0, **trained) -> dict:
+def model_meta(game, module, method: str, history: bool = False, seat_values: int = 0, world: bool = False,
+               **trained) -> dict:
     """The ``meta`` of a model of ``game`` that reads the encoding ``module`` (with ``history``,
     followed by the deal's history) and gives ``seat_values`` values of the deal after its action
     values (0 or the number of seats; omitted when 0, as in older files)."""
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "game": game.name,
-            "options": dict(game.options), "encoding": encoding_facts(module, game, history),
+            "options": dict(game.options), "encoding": encoding_facts(module, game, history, world),
             "slagwerk": __version__, "method": method, "trained": trained}
     if seat_values:
         meta["seat_values"] = int(seat_values)
     return meta
 
 
-def encoding_facts(module, game=None, history: bool = False) -> dict:
+def encoding_facts(module, game=None, history: bool = False, world: bool = False) -> dict:
     """What a model's input and output are: the encoding's version and sizes; with ``history``
-    the input also holds the history blocks of ``game`` (with its options), and its size counts them."""
+    the input also holds the history blocks of ``game`` (with its options), and its size counts
+    them; with ``world`` it is every seat's observation (``world`` is recorded only then)."""
     size = int(module.OBSERVATION_SIZE)
     if history:
         size += int(module.max_deal_steps(game.options_array)) * int(module.STEP_SIZE)
-    return {"version": version_of(module), "observation_size": size,
-            "num_actions": int(module.NUM_ACTIONS), "history": bool(history)}
+    facts = {"version": version_of(module), "observation_size": size * (game.n_players if world else 1),
+             "num_actions": int(module.NUM_ACTIONS), "history": bool(history)}
+    if world:
+        facts["world"] = True
+    return facts
 
 
 def save_model(model: Model, path) -> None:
@@ -196,10 +208,11 @@ def _check_fits(model: Model, game, path: Path) -> None:
                         f"{game.name}'s {game.n_players}: train it again")
     encoding = meta.get("encoding")
     history = isinstance(encoding, dict) and encoding.get("history") is True
+    world = isinstance(encoding, dict) and encoding.get("world") is True
     if history and not replayable(game.name):
         raise SpecError(f"{where} reads the deal's history, which {game.name} agents cannot rebuild "
                         f"from their views: train it again without --history")
-    wanted = encoding_facts(encoding_module(game.name), game, history)
+    wanted = encoding_facts(encoding_module(game.name), game, history, world)
     if meta.get("encoding") != wanted or model.input_size != wanted["observation_size"] \
             or model.num_actions != wanted["num_actions"]:
         raise SpecError(f"{where} reads the encoding {meta.get('encoding')}, but this slagwerk's "

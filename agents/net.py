@@ -58,7 +58,11 @@ class NetAgent(Agent):
 
     def __init__(self, game, seed: int = 0, **params):
         super().__init__(game, seed, **params)
-        self.model: Model = load_model(model_path(self.config["model"], game.name), game)
+        path = model_path(self.config["model"], game.name)
+        self.model: Model = load_model(path, game)
+        if self.model.reads_world:
+            raise SpecError(f"net: model file {str(path)!r} reads every seat's cards, so it cannot play: "
+                            f"it values a guided search's worlds (ismcts:guide=net,leaf=value,prior=0)")
         self.module = observation_module(game.name)
         self._x = np.zeros(self.model.input_size, dtype=np.float32)
         self._values = np.zeros(self.model.weights[-1].shape[0], dtype=np.float32)  # and any seat values

@@ -50,7 +50,7 @@ def run(args) -> int:
     from ..experiments.training.config import TrainConfig
     from ..experiments.training.folder import TrainingFolder
     from ..experiments.training.learner import require_torch
-    from ..experiments.training.run import check_history, default_folder, run_training
+    from ..experiments.training.run import check_inputs, default_folder, run_training
 
     require_torch()  # said before anything else happens
     quiet = args.quiet or args.json
@@ -69,7 +69,7 @@ def run(args) -> int:
             config = TrainConfig.from_flags(args)  # names what is missing (GAME) before it is used
             game = game_from_args(config.game, args)
             config = TrainConfig.from_flags(args, options=game.options if game_options_given(args) else {})
-            check_history(config)
+            check_inputs(config)
             folder = args.results or default_folder(config)
             rounds, seconds = config.stops_after()
             print(f"training a network for {config.game} by self-play into {folder} "
@@ -85,8 +85,10 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(result.rounds))
     else:
-        print(f"model: {result.model_path}{f' (and {args.out})' if args.out else ''}; play it with "
-              f"net:model={args.out or result.model_path}", file=sys.stderr)
+        model = args.out or result.model_path
+        use = (f"guide a search with it: ismcts:guide=net,model={model},leaf=value,prior=0"
+               if result.config.world else f"play it with net:model={model}")
+        print(f"model: {result.model_path}{f' (and {args.out})' if args.out else ''}; {use}", file=sys.stderr)
         if result.curve:
             print(_curve_text(result), file=sys.stderr)
     return 0

@@ -46,6 +46,8 @@ GUIDE_PRIOR = 1
 GUIDE_LEAF = 2
 GUIDE_PLAYOUT = 4
 GUIDE_VALUE = 16
+GUIDE_WORLD = 32
+"""With :data:`GUIDE_VALUE`: the network reads every seat's observation of the leaf's world."""
 """(8 is the endgame solver's flag, :data:`slagwerk.search.parts.SOLVE_ENDGAMES`.)"""
 
 DEFAULT_PRIOR_WEIGHT = 1.0
@@ -77,11 +79,15 @@ class Guide:
     playout: bool = False
     prior_depth: float = np.inf
     value: bool = False
+    world: bool = False
+    """The network reads every seat's observation (a model trained with ``--world``): it may only
+    value leaves (``value``), which are whole determinized worlds, never choose for a seat."""
 
     @property
     def flags(self) -> int:
         return ((GUIDE_PRIOR if self.prior > 0 else 0) | (GUIDE_LEAF if self.leaf and not self.value else 0)
-                | (GUIDE_VALUE if self.value else 0) | (GUIDE_PLAYOUT if self.playout else 0))
+                | (GUIDE_VALUE if self.value else 0) | (GUIDE_PLAYOUT if self.playout else 0)
+                | (GUIDE_WORLD if self.world else 0))
 
 
 PRIOR_WEIGHT, PRIOR_TEMPERATURE, PRIOR_DEPTH = 0, 1, 2
@@ -155,6 +161,24 @@ def seat_value_rewards(g, state, net, x, q, actions, rewards):
     mover = state[TO_MOVE]
     players = state[N_PLAYERS]
     dispatch.observe(g, state, mover, x)
+    forward(x, net[0], net[1], net[2], net[3], net[4], net[5], q)
+    first = q.shape[0] - players
+    for seat in range(players):
+        rewards[seat] = reward_of(q[first + relative_seat(seat, mover, players)])
+
+
+@njit(cache=True)
+def world_value_rewards(g, state, net, x, q, actions, rewards):
+    """As :func:`seat_value_rewards`, by a network that reads every seat's observation of the
+    world, by relative seat from the seat to move (each part ``x.shape[0] / seats`` long)."""
+    if dispatch.legal_actions(g, state, actions) == 0:
+        dispatch.returns(g, state, OBJECTIVE_DEAL, rewards)
+        return
+    mover = state[TO_MOVE]
+    players = state[N_PLAYERS]
+    size = x.shape[0] // players
+    for r in range(players):
+        dispatch.observe(g, state, (mover + r) % players, x[r * size:(r + 1) * size])
     forward(x, net[0], net[1], net[2], net[3], net[4], net[5], q)
     first = q.shape[0] - players
     for seat in range(players):

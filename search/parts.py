@@ -25,10 +25,12 @@ from .guide import (
     GUIDE_PLAYOUT,
     GUIDE_PRIOR,
     GUIDE_VALUE,
+    GUIDE_WORLD,
     leaf_rewards,
     net_playout,
     net_values,
     seat_value_rewards,
+    world_value_rewards,
 )
 
 SOLVE_ENDGAMES = 8
@@ -153,6 +155,11 @@ def _seat_value_leaf(parts, g, state, net, x, q, actions, scores, rewards):
     return True
 
 
+def _world_value_leaf(parts, g, state, net, x, q, actions, scores, rewards):
+    world_value_rewards(g, state, net, x, q, actions, rewards)
+    return True
+
+
 def _no_value(parts, g, state, net, x, q, actions, scores, rewards):
     return False
 
@@ -162,7 +169,7 @@ def _choose_leaf(parts, g, state, net, x, q, actions, scores, rewards):
     """The seat values (:data:`GUIDE_VALUE`), else the network's play-on (:data:`GUIDE_LEAF`)."""
     if isinstance(parts, types.IntegerLiteral):
         if parts.literal_value & GUIDE_VALUE:
-            return _seat_value_leaf
+            return _world_value_leaf if parts.literal_value & GUIDE_WORLD else _seat_value_leaf
         if not parts.literal_value & GUIDE_LEAF:
             return _no_value
     return _value_leaf

@@ -666,9 +666,13 @@ def check_guide(guide: Guide | None, root: np.ndarray, objective: int) -> None:
     w1, w3 = guide.weights[0], guide.weights[4]
     players = int(root[N_PLAYERS])
     with_values = encoding.NUM_ACTIONS + players  # a network trained with seat values (--seat-values)
-    if w1.shape[0] != encoding.OBSERVATION_SIZE or w3.shape[1] not in (encoding.NUM_ACTIONS, with_values):
+    if guide.world and not (guide.value and guide.prior == 0 and not guide.playout):
+        raise SearchError("a network that reads every seat's cards may only value the leaves' worlds: "
+                          "leaf=value, prior=0, no playout=net")
+    inputs = encoding.OBSERVATION_SIZE * (players if guide.world else 1)
+    if w1.shape[0] != inputs or w3.shape[1] not in (encoding.NUM_ACTIONS, with_values):
         raise SearchError(f"the guiding network reads {w1.shape[0]} inputs and gives {w3.shape[1]} values; "
-                          f"this game's encoding has {encoding.OBSERVATION_SIZE} and {encoding.NUM_ACTIONS}")
+                          f"this game's encoding has {inputs} and {encoding.NUM_ACTIONS}")
     if guide.value and w3.shape[1] != with_values:
         raise SearchError("leaf=value needs a network that values the deal for every seat: train it "
                           "with --seat-values")

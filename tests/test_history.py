@@ -18,7 +18,7 @@ from slagwerk.envs.encoded import EncodedMatch
 from slagwerk.errors import SpecError
 from slagwerk.experiments.harness.runner import ExperimentError
 from slagwerk.experiments.training.config import TrainConfig
-from slagwerk.experiments.training.run import check_history
+from slagwerk.experiments.training.run import check_inputs
 
 REPLAYABLE = [("coins", {}), ("aluette", {}), ("koetsieren", {}), ("koetsieren", {"players": 2}),
               ("koetsieren", {"players": 2, "ranks": 2, "hand": 2})]
@@ -81,7 +81,7 @@ def test_kozel_has_no_history_models():
     history blocks show: training refuses --history there, and loading refuses such a file."""
     assert not replayable("kozel") and replayable("koetsieren")
     with pytest.raises(ExperimentError, match="kozel agents cannot rebuild the deal's history"):
-        check_history(TrainConfig(game="kozel", history=True))
+        check_inputs(TrainConfig(game="kozel", history=True))
 
 
 def test_a_kozel_history_file_is_one_line(tmp_path):
@@ -96,7 +96,7 @@ def test_a_kozel_history_file_is_one_line(tmp_path):
 
 def test_the_guided_teacher_and_guides_refuse_history_models(tmp_path):
     with pytest.raises(ExperimentError, match="the guided teacher's search keeps no history"):
-        check_history(TrainConfig(game="coins", history=True, teacher="guided"))
+        check_inputs(TrainConfig(game="coins", history=True, teacher="guided"))
     game = make_game("coins")
     path = _history_model(tmp_path, game)
     with pytest.raises(SpecError, match="reads the deal's history, which the search's tree does not keep"):

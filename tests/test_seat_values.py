@@ -110,3 +110,80 @@ def _forward(weights, x):
     out = np.zeros(weights[5].shape[0], np.float32)
     forward(x, *weights, out)
     return out
+
+
+# -- networks of the whole deal (--world): only a search's leaves, determinized worlds, read them
+
+
+def world_weights(game, seed=1):
+    return Model.initial(game, hidden=(16, 8), seed=seed, seat_values=True, world=True).weights
+
+
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+def test_a_world_leaf_reads_every_seats_observation_from_the_mover_round(game_name):
+    """The kernel's input is each seat's observation of the world, by relative seat from the seat
+    to move: as the trainer's world_input builds it."""
+    from slagwerk.engine import dispatch
+    from slagwerk.search.guide import world_value_rewards
+
+    game = make_game(game_name)
+    module = observation_module(game_name)
+    state = game.new_match(seed=6)
+    for _ in range(3):
+        state.apply(int(state.legal_actions()[0]))
+    n, size = game.n_players, module.OBSERVATION_SIZE
+    net = world_weights(game)
+    x = np.zeros(n * size, np.float32)
+    q = np.zeros(net[5].shape[0], np.float32)
+    actions = np.zeros(game.kernels.MAX_ACTIONS, np.int64)
+    rewards = np.zeros(8)
+    args = (state.array.copy(), net, x, q, actions, rewards)
+    dispatch.specialize(world_value_rewards, game.game_id, *args)(game.game_id, *args)
+    mover = state.to_move
+    for r in range(n):
+        expected = np.zeros(size, np.float32)
+        module.observe(state.array, (mover + r) % n, expected)
+        assert np.array_equal(x[r * size:(r + 1) * size], expected)
+
+
+@pytest.mark.parametrize("game_name", ["coins", "kozel"])
+def test_a_world_guided_search_ignores_the_cards_hidden_from_the_searching_seat(game_name):
+    from slagwerk.engine import contract
+    from slagwerk.engine.bits import make_rng
+
+    game = make_game(game_name)
+    state = game.new_match(seed=8)
+    seat = state.to_move
+    other = state.array.copy()
+    contract.determinize(other, seat, make_rng(5))
+    assert not np.array_equal(other, state.array)
+    guide = Guide(world_weights(game), prior=0.0, value=True, world=True)
+    a = ismcts(state.array, seat, iterations=150, seed=2, guide=guide)
+    b = ismcts(other, seat, iterations=150, seed=2, guide=guide)
+    assert a.action == b.action and np.array_equal(a.visits, b.visits) and np.array_equal(a.values, b.values)
+
+
+def test_a_world_model_never_plays_or_chooses(tmp_path):
+    game = make_game("coins")
+    path = tmp_path / "world.npz"
+    save_model(Model.initial(game, hidden=(4, 4), seat_values=True, world=True), path)
+    with pytest.raises(SpecError, match="reads every seat's cards, so it cannot play"):
+        make(f"net:model={path}", game)
+    for spec in (f"ismcts:guide=net,model={path}", f"ismcts:guide=net,model={path},leaf=value"):
+        with pytest.raises(SpecError, match="may only value the search's worlds"):
+            make(spec, game)
+    view_state = game.new_match(seed=5)
+    decision = make(f"ismcts:iterations=50,guide=net,model={path},leaf=value,prior=0", game,
+                    seed=1).decide(view_state.view(view_state.to_move))
+    assert decision.action in view_state.legal_texts()
+
+
+def test_world_training_takes_no_teacher_and_no_history():
+    from slagwerk.experiments.harness.runner import ExperimentError
+    from slagwerk.experiments.training.config import TrainConfig
+    from slagwerk.experiments.training.run import check_inputs
+
+    for config in (TrainConfig(game="coins", world=True, teacher="ismcts"),
+                   TrainConfig(game="coins", world=True, history=True)):
+        with pytest.raises(ExperimentError, match="--world"):
+            check_inputs(config)

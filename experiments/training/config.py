@@ -58,6 +58,9 @@ class TrainConfig(Settings):
     seat_values: bool = setting(False, "the network also values the deal for every seat (one output "
                                 "each, regressed on the seats' returns): a guided search's leaf then "
                                 "costs one evaluation (ismcts:guide=net,leaf=value)")
+    world: bool = setting(False, "the network reads every seat's observation (the whole deal) and values "
+                          "it for every seat: it cannot play alone, only value a guided search's leaves, "
+                          "which are whole determinized worlds (ismcts:guide=net,leaf=value,prior=0)")
     epsilon: float = setting(0.05, "chance that an actor explores: a random legal action", ge=0, le=1)
     hidden: tuple[Annotated[int, Field(ge=1, le=4096)], ...] = setting(
         (256, 256), "sizes of the network's two hidden layers", metavar="N", min_length=2, max_length=2)

@@ -56,9 +56,13 @@ def default_folder(config: TrainConfig) -> Path:
     return default_results_folder(f"train-{config.game}")
 
 
-def check_history(config: TrainConfig) -> None:
+def check_inputs(config: TrainConfig) -> None:
     """:class:`ExperimentError` for ``--history`` where a model could not be played from views
-    or the guided teacher would need the tree search to keep the history."""
+    or the guided teacher would need the tree search to keep the history, and for ``--world``
+    beside another input or with a teacher."""
+    if config.world and (config.history or config.teacher != "none"):
+        raise ExperimentError("--world: a network of the whole deal is trained by Deep Monte-Carlo "
+                              "alone (no --teacher) and reads no history")
     if not config.history:
         return
     if not replayable(config.game):
@@ -86,7 +90,7 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
     """
     torch = require_torch()  # before anything is written
     if not resume:
-        check_history(config)
+        check_inputs(config)
     if resume:
         folder = TrainingFolder.open(results)
         config = TrainConfig.load(folder.config(), folder.config_path)
@@ -95,7 +99,7 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
         forget_snapshots(folder.path)  # an earlier run's, in a folder taken with --force
     game = make_game(config.game, **config.options)
     first = Model.initial(game, hidden=config.hidden, seed=config.seed, history=config.history,
-                          seat_values=config.seat_values)
+                          seat_values=config.seat_values or config.world, world=config.world)
     learner = Learner(first.weights, config.learning_rate, config.seed, first.seat_values)
     rounds: list[dict] = []
     stored = read_file(folder.path, CHECKPOINT)
@@ -126,7 +130,7 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
                      for index, size in enumerate(chunks(config.deals, config.chunk))]
             learn_seed = derive_seed(config.seed, number, LEARN_SEED)
             if config.teacher == "none":
-                tasks = [(*task, config.history) for task in tasks]
+                tasks = [(*task, config.history, config.world) for task in tasks]
                 samples = Samples.join(parallel_map(play_deals, tasks, jobs, backend, scheduler))
                 loss = learner.update(samples, config.batch_size, config.epochs, learn_seed)
                 mean = {"mean_return": float(np.mean(samples.target))}
@@ -146,7 +150,7 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
             torch.save({"learner": learner.state_bytes(), "rounds": [json.dumps(r) for r in rounds]}, state)
             replace_file(folder.path, CHECKPOINT, state.getvalue())
             meta = model_meta(game, module, METHODS[config.teacher], config.history, first.seat_values,
-                              rounds=len(rounds), seed=config.seed,
+                              config.world, rounds=len(rounds), seed=config.seed,
                               deals=sum(r["deals"] for r in rounds), seconds=round(spent, 1))
             save_model(Model(learner.weights(), meta), folder.path / MODEL)
             if len(rounds) % config.snapshot_every == 0:
@@ -155,6 +159,8 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
             spent += time.perf_counter() - start - seconds  # --minutes counts the checkpoints' time too
             if on_round is not None:
                 on_round(line)
+    if config.world:  # it cannot play alone: nothing to rate
+        return TrainResult(folder.path, config, rounds, None)
     if config.curve_points and on_curve is not None:
         on_curve(config)
     curve = rate_snapshots(folder.path, config, rounds, jobs=jobs, backend=backend, scheduler=scheduler,

@@ -60,10 +60,16 @@ def relative_returns(rewards: list[float], seat: int) -> list[float]:
     return [rewards[(seat + r) % n] for r in range(n)]
 
 
+def world_input(match: EncodedMatch, seat: int) -> np.ndarray:
+    """Every seat's observation, by relative seat from ``seat`` (the input of a ``world`` network)."""
+    return np.concatenate([match.observe((seat + r) % match.n_players) for r in range(match.n_players)])
+
+
 def play_deals(game_name: str, options: dict, weights: tuple, epsilon: float, seed: int,
-               deals: int, history: bool = False) -> Samples:
+               deals: int, history: bool = False, world: bool = False) -> Samples:
     """Play ``deals`` deals of self-play with the network ``weights`` (see the module doc); with
-    ``history`` the network reads the deal's history after the observation."""
+    ``history`` the network reads the deal's history after the observation, with ``world`` every
+    seat's observation (:func:`world_input`: it plays seeing every card)."""
     match = EncodedMatch(game_name, seed=seed, reward="deal", history=history, **options)
     explore = np.random.default_rng(seed)  # exploration draws apart from the deals' shuffles
     values = np.zeros(weights[-1].shape[0], dtype=np.float32)  # action values, then any seat values
@@ -73,7 +79,7 @@ def play_deals(game_name: str, options: dict, weights: tuple, epsilon: float, se
     played = 0
     while played < deals:
         seat = match.to_move
-        x = match.observe(seat)
+        x = world_input(match, seat) if world else match.observe(seat)
         mask = match.mask()
         if explore.random() < epsilon:
             index = int(explore.choice(np.flatnonzero(mask)))
