@@ -80,6 +80,9 @@ _GUIDE = {
     "leaf": ParamSpec(str, "net", "with guide=net: leaves valued by the network (each seat at its next "
                       "turn), by its seat values (value: one evaluation; a model trained with "
                       "--seat-values) or by a playout", choices=("net", "value", "playout")),
+    "value_weight": ParamSpec(float, 1.0, "with leaf=value: the network value's weight in a leaf's "
+                              "reward, the rest from a playout (below 1, every leaf is played out too)",
+                              0.0, 1.0),
     "playout": ParamSpec(str, "random", "playout policy (net: the guiding network's, with guide=net)",
                          choices=(*PLAYOUT_POLICIES, NET_PLAYOUT)),
     "solve": ParamSpec(int, 0, "solve the rest of the deal exactly in each world (max-n) once at most "
@@ -171,7 +174,7 @@ class _SearchAgent(Agent):
         return Guide(model.weights, prior=config["prior"], temperature=config["prior_temperature"],
                      leaf=config["leaf"] == "net", playout=config["playout"] == NET_PLAYOUT,
                      prior_depth=config["prior_depth"], value=config["leaf"] == "value",
-                     world=model.reads_world)
+                     world=model.reads_world, value_weight=config["value_weight"])
 
     def _decision(self, state: State, seat: int, result: SearchResult) -> Decision:
         game = state.game

@@ -48,6 +48,8 @@ GUIDE_PLAYOUT = 4
 GUIDE_VALUE = 16
 GUIDE_WORLD = 32
 """With :data:`GUIDE_VALUE`: the network reads every seat's observation of the leaf's world."""
+GUIDE_MIX = 64
+"""With :data:`GUIDE_VALUE`: a leaf's reward mixes the network's value with a playout's."""
 """(8 is the endgame solver's flag, :data:`slagwerk.search.parts.SOLVE_ENDGAMES`.)"""
 
 DEFAULT_PRIOR_WEIGHT = 1.0
@@ -82,25 +84,30 @@ class Guide:
     world: bool = False
     """The network reads every seat's observation (a model trained with ``--world``): it may only
     value leaves (``value``), which are whole determinized worlds, never choose for a seat."""
+    value_weight: float = 1.0
+    """With ``value``: a leaf's reward is ``value_weight * value + (1 - value_weight) * playout``
+    (the mixing of AlphaGo, Silver et al. 2016); below 1 every leaf is played out as well."""
 
     @property
     def flags(self) -> int:
+        mixed = self.value and self.value_weight < 1
         return ((GUIDE_PRIOR if self.prior > 0 else 0) | (GUIDE_LEAF if self.leaf and not self.value else 0)
                 | (GUIDE_VALUE if self.value else 0) | (GUIDE_PLAYOUT if self.playout else 0)
-                | (GUIDE_WORLD if self.world else 0))
+                | (GUIDE_WORLD if self.world else 0) | (GUIDE_MIX if mixed else 0))
 
 
-PRIOR_WEIGHT, PRIOR_TEMPERATURE, PRIOR_DEPTH = 0, 1, 2
+PRIOR_WEIGHT, PRIOR_TEMPERATURE, PRIOR_DEPTH, VALUE_WEIGHT = 0, 1, 2, 3
 """Places in the tree kernel's ``prior_settings`` array."""
 
 
 def kernel_arguments(guide: Guide | None) -> tuple:
     """``(flags, weights, prior_settings)`` for the tree kernel: ``prior_settings`` holds the
-    prior's weight, temperature and depth (see :data:`PRIOR_WEIGHT`)."""
+    prior's weight, temperature and depth, and the value's weight in a mixed leaf (see
+    :data:`PRIOR_WEIGHT`)."""
     if guide is None:
-        return GUIDE_NONE, NO_NET, np.array([0.0, DEFAULT_TEMPERATURE, 0.0])
+        return GUIDE_NONE, NO_NET, np.array([0.0, DEFAULT_TEMPERATURE, 0.0, 1.0])
     return guide.flags, tuple(guide.weights), np.array(
-        [guide.prior, guide.temperature, guide.prior_depth], dtype=np.float64)
+        [guide.prior, guide.temperature, guide.prior_depth, guide.value_weight], dtype=np.float64)
 
 
 @njit(cache=True)

@@ -22,6 +22,7 @@ from ..engine.common import copy_into
 from .endgame import solve_into, tricks_left
 from .guide import (
     GUIDE_LEAF,
+    GUIDE_MIX,
     GUIDE_PLAYOUT,
     GUIDE_PRIOR,
     GUIDE_VALUE,
@@ -164,15 +165,43 @@ def _no_value(parts, g, state, net, x, q, actions, scores, rewards):
     return False
 
 
+def _world_value_to_mix(parts, g, state, net, x, q, actions, scores, rewards):
+    world_value_rewards(g, state, net, x, q, actions, scores)
+    return False
+
+
+def _seat_value_to_mix(parts, g, state, net, x, q, actions, scores, rewards):
+    seat_value_rewards(g, state, net, x, q, actions, scores)
+    return False
+
+
 @overload(valued_leaf, prefer_literal=True)
 def _choose_leaf(parts, g, state, net, x, q, actions, scores, rewards):
-    """The seat values (:data:`GUIDE_VALUE`), else the network's play-on (:data:`GUIDE_LEAF`)."""
+    """The seat values (:data:`GUIDE_VALUE`), else the network's play-on (:data:`GUIDE_LEAF`).
+    Mixed with a playout (:data:`GUIDE_MIX`), the values go into ``scores`` and the leaf is not
+    valued yet (False): :func:`mix_leaf` blends them with the playout's rewards."""
     if isinstance(parts, types.IntegerLiteral):
+        if parts.literal_value & GUIDE_VALUE and parts.literal_value & GUIDE_MIX:
+            return _world_value_to_mix if parts.literal_value & GUIDE_WORLD else _seat_value_to_mix
         if parts.literal_value & GUIDE_VALUE:
             return _world_value_leaf if parts.literal_value & GUIDE_WORLD else _seat_value_leaf
         if not parts.literal_value & GUIDE_LEAF:
             return _no_value
     return _value_leaf
+
+
+def mix_leaf(parts, scores, rewards, players, weight):
+    """With :data:`GUIDE_MIX`: each seat's reward becomes ``weight * value + (1 - weight) *
+    playout``, the values being in ``scores`` (written by :func:`valued_leaf`)."""
+    _python_call("mix_leaf")
+
+
+def _mix(parts, scores, rewards, players, weight):
+    for seat in range(players):
+        rewards[seat] = weight * scores[seat] + (1.0 - weight) * rewards[seat]
+
+
+_part("mix_leaf", GUIDE_MIX, lambda parts, scores, rewards, players, weight: None, _mix)
 
 
 def net_deal(parts, g, state, net, x, q, actions, scores):

@@ -65,8 +65,25 @@ from ..engine.state import GAME, MAX_SEATS, N_PLAYERS, OBJECTIVE_DEAL, OBJECTIVE
 from ..errors import OptionError, SlagwerkError
 from .deadline import CHECK_MASK, deadline_after, expired, interruptible
 from .endgame import DEFAULT_NODE_BUDGET, Solver
-from .guide import GUIDE_PRIOR, PRIOR_DEPTH, PRIOR_TEMPERATURE, PRIOR_WEIGHT, Guide, kernel_arguments
-from .parts import NOT_CHOSEN, SOLVE_ENDGAMES, biased_child, net_deal, prior_pick, solved_leaf, valued_leaf
+from .guide import (
+    GUIDE_PRIOR,
+    PRIOR_DEPTH,
+    PRIOR_TEMPERATURE,
+    PRIOR_WEIGHT,
+    VALUE_WEIGHT,
+    Guide,
+    kernel_arguments,
+)
+from .parts import (
+    NOT_CHOSEN,
+    SOLVE_ENDGAMES,
+    biased_child,
+    mix_leaf,
+    net_deal,
+    prior_pick,
+    solved_leaf,
+    valued_leaf,
+)
 
 
 class SearchError(SlagwerkError):
@@ -295,9 +312,10 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
         the search is then what it was before they existed, draw for draw.
     net : tuple of float32 arrays
         The guiding network's weights (unread without a guide).
-    prior_settings : float64[3]
-        The progressive bias's weight, the prior's softmax temperature, and the depth below
-        which nodes get priors (:data:`slagwerk.search.guide.PRIOR_SETTINGS`).
+    prior_settings : float64[4]
+        The progressive bias's weight, the prior's softmax temperature, the depth below
+        which nodes get priors, and the network value's weight in a mixed leaf
+        (:data:`slagwerk.search.guide.PRIOR_WEIGHT`).
     priors : float64[cap]
         Each node's prior (written when a guided search creates the node).
     solve_tricks, solve_budget, endgame
@@ -393,8 +411,10 @@ def run_iterations_in(g, root, seat, determinize_each, iterations, c, policy, ob
             path[depth] = node
         if not solved_leaf(parts, g, state, rewards, solve_tricks, solve_budget, endgame) and \
                 not valued_leaf(parts, g, state, net, x, q, actions, scores, rewards):
+            players = state[N_PLAYERS]  # before the playout, which may end the match
             net_deal(parts, g, state, net, x, q, actions, scores)
             simulate(g, state, objective, policy, rng, actions, deal_buffer, rewards)
+            mix_leaf(parts, scores, rewards, players, prior_settings[VALUE_WEIGHT])
         nodes[ROOT, VISITS] += 1
         for d in range(1, depth + 1):
             node = path[d]

@@ -187,3 +187,22 @@ def test_world_training_takes_no_teacher_and_no_history():
                    TrainConfig(game="coins", world=True, history=True)):
         with pytest.raises(ExperimentError, match="--world"):
             check_inputs(config)
+
+
+@pytest.mark.parametrize("game_name", ["coins", "aluette"])
+def test_a_leaf_mixed_with_weight_zero_is_the_playout_alone(game_name):
+    """value_weight=0 keeps only the playout's rewards: the search is the unguided one, draw for
+    draw (the value reads no random number); 0.5 searches legally and reproducibly."""
+    game = make_game(game_name)
+    state = game.new_match(seed=3)
+    for world in (False, True):
+        seat_only = Model.initial(game, hidden=(8, 8), seat_values=True).weights
+        weights = world_weights(game) if world else seat_only
+        guide = Guide(weights, prior=0.0, value=True, world=world, value_weight=0.0)
+        mixed = ismcts(state, iterations=200, seed=4, guide=guide)
+        plain = ismcts(state, iterations=200, seed=4)
+        assert np.array_equal(mixed.visits, plain.visits) and np.allclose(mixed.values, plain.values)
+        half = Guide(weights, prior=0.0, value=True, world=world, value_weight=0.5)
+        a, b = (ismcts(state, iterations=200, seed=4, guide=half) for _ in range(2))
+        assert np.array_equal(a.visits, b.visits) and a.action in [int(x) for x in state.legal_actions()]
+        assert not np.allclose(a.values, plain.values)
