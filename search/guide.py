@@ -158,34 +158,22 @@ def leaf_rewards(g, state, net, x, q, actions, scores, rewards):
 
 
 @njit(cache=True)
-def seat_value_rewards(g, state, net, x, q, actions, rewards):
+def value_rewards(g, state, net, x, q, actions, rewards, world):
     """Every seat's reward at a leaf from the network's seat values (the last outputs, one per
-    relative seat), read from the observation of the seat to move; a deal that ended gives its
-    true rewards."""
+    relative seat), read from the observation of the seat to move, or with ``world`` from every
+    seat's, by relative seat from the seat to move (each part ``x.shape[0] / seats`` long); a deal
+    that ended gives its true rewards."""
     if dispatch.legal_actions(g, state, actions) == 0:
         dispatch.returns(g, state, OBJECTIVE_DEAL, rewards)
         return
     mover = state[TO_MOVE]
     players = state[N_PLAYERS]
-    dispatch.observe(g, state, mover, x)
-    forward(x, net[0], net[1], net[2], net[3], net[4], net[5], q)
-    first = q.shape[0] - players
-    for seat in range(players):
-        rewards[seat] = reward_of(q[first + relative_seat(seat, mover, players)])
-
-
-@njit(cache=True)
-def world_value_rewards(g, state, net, x, q, actions, rewards):
-    """As :func:`seat_value_rewards`, by a network that reads every seat's observation of the
-    world, by relative seat from the seat to move (each part ``x.shape[0] / seats`` long)."""
-    if dispatch.legal_actions(g, state, actions) == 0:
-        dispatch.returns(g, state, OBJECTIVE_DEAL, rewards)
-        return
-    mover = state[TO_MOVE]
-    players = state[N_PLAYERS]
-    size = x.shape[0] // players
-    for r in range(players):
-        dispatch.observe(g, state, (mover + r) % players, x[r * size:(r + 1) * size])
+    if world:
+        size = x.shape[0] // players
+        for r in range(players):
+            dispatch.observe(g, state, (mover + r) % players, x[r * size:(r + 1) * size])
+    else:
+        dispatch.observe(g, state, mover, x)
     forward(x, net[0], net[1], net[2], net[3], net[4], net[5], q)
     first = q.shape[0] - players
     for seat in range(players):

@@ -30,8 +30,7 @@ from .guide import (
     leaf_rewards,
     net_playout,
     net_values,
-    seat_value_rewards,
-    world_value_rewards,
+    value_rewards,
 )
 
 SOLVE_ENDGAMES = 8
@@ -151,28 +150,17 @@ def _value_leaf(parts, g, state, net, x, q, actions, scores, rewards):
     return True
 
 
-def _seat_value_leaf(parts, g, state, net, x, q, actions, scores, rewards):
-    seat_value_rewards(g, state, net, x, q, actions, rewards)
-    return True
-
-
-def _world_value_leaf(parts, g, state, net, x, q, actions, scores, rewards):
-    world_value_rewards(g, state, net, x, q, actions, rewards)
-    return True
-
-
 def _no_value(parts, g, state, net, x, q, actions, scores, rewards):
     return False
 
 
-def _world_value_to_mix(parts, g, state, net, x, q, actions, scores, rewards):
-    world_value_rewards(g, state, net, x, q, actions, scores)
-    return False
-
-
-def _seat_value_to_mix(parts, g, state, net, x, q, actions, scores, rewards):
-    seat_value_rewards(g, state, net, x, q, actions, scores)
-    return False
+def _seat_values_leaf(world: bool, mixed: bool):
+    """The leaf valued by the network's seat values (read from every seat's observation with
+    ``world``); ``mixed``: into ``scores``, the leaf then played out too (:func:`mix_leaf`)."""
+    def leaf(parts, g, state, net, x, q, actions, scores, rewards):
+        value_rewards(g, state, net, x, q, actions, scores if mixed else rewards, world)
+        return not mixed
+    return leaf
 
 
 @overload(valued_leaf, prefer_literal=True)
@@ -181,10 +169,9 @@ def _choose_leaf(parts, g, state, net, x, q, actions, scores, rewards):
     Mixed with a playout (:data:`GUIDE_MIX`), the values go into ``scores`` and the leaf is not
     valued yet (False): :func:`mix_leaf` blends them with the playout's rewards."""
     if isinstance(parts, types.IntegerLiteral):
-        if parts.literal_value & GUIDE_VALUE and parts.literal_value & GUIDE_MIX:
-            return _world_value_to_mix if parts.literal_value & GUIDE_WORLD else _seat_value_to_mix
         if parts.literal_value & GUIDE_VALUE:
-            return _world_value_leaf if parts.literal_value & GUIDE_WORLD else _seat_value_leaf
+            return _seat_values_leaf(bool(parts.literal_value & GUIDE_WORLD),
+                                     bool(parts.literal_value & GUIDE_MIX))
         if not parts.literal_value & GUIDE_LEAF:
             return _no_value
     return _value_leaf

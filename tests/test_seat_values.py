@@ -124,7 +124,7 @@ def test_a_world_leaf_reads_every_seats_observation_from_the_mover_round(game_na
     """The kernel's input is each seat's observation of the world, by relative seat from the seat
     to move: as the trainer's world_input builds it."""
     from slagwerk.engine import dispatch
-    from slagwerk.search.guide import world_value_rewards
+    from slagwerk.search.guide import value_rewards
 
     game = make_game(game_name)
     module = observation_module(game_name)
@@ -137,8 +137,8 @@ def test_a_world_leaf_reads_every_seats_observation_from_the_mover_round(game_na
     q = np.zeros(net[5].shape[0], np.float32)
     actions = np.zeros(game.kernels.MAX_ACTIONS, np.int64)
     rewards = np.zeros(8)
-    args = (state.array.copy(), net, x, q, actions, rewards)
-    dispatch.specialize(world_value_rewards, game.game_id, *args)(game.game_id, *args)
+    args = (state.array.copy(), net, x, q, actions, rewards, True)
+    dispatch.specialize(value_rewards, game.game_id, *args)(game.game_id, *args)
     mover = state.to_move
     for r in range(n):
         expected = np.zeros(size, np.float32)
