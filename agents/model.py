@@ -109,7 +109,7 @@ def model_meta(game, module, method: str, history: bool = False, seat_values: in
     return meta
 
 
-def encoding_facts(module, game=None, history: bool = False, world: bool = False) -> dict:
+def encoding_facts(module, game, history: bool = False, world: bool = False) -> dict:
     """What a model's input and output are: the encoding's version and sizes; with ``history``
     the input also holds the history blocks of ``game`` (with its options), and its size counts
     them; with ``world`` it is every seat's observation (``world`` is recorded only then)."""

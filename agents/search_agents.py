@@ -167,14 +167,14 @@ class _SearchAgent(Agent):
         if model.reads_history:
             raise SpecError(f"{self.name}: model file {str(path)!r} reads the deal's history, which the "
                             f"search's tree does not keep: guide with a model trained without --history")
-        if model.reads_world and not (config["leaf"] == "value" and config["prior"] == 0
-                                      and config["playout"] != NET_PLAYOUT):
+        guide = Guide(model.weights, prior=config["prior"], temperature=config["prior_temperature"],
+                      leaf=config["leaf"] == "net", playout=config["playout"] == NET_PLAYOUT,
+                      prior_depth=config["prior_depth"], value=config["leaf"] == "value",
+                      world=model.reads_world, value_weight=config["value_weight"])
+        if not guide.world_kept_to_leaves:
             raise SpecError(f"{self.name}: model file {str(path)!r} reads every seat's cards, so it may only "
                             f"value the search's worlds: give leaf=value,prior=0 (and no playout=net)")
-        return Guide(model.weights, prior=config["prior"], temperature=config["prior_temperature"],
-                     leaf=config["leaf"] == "net", playout=config["playout"] == NET_PLAYOUT,
-                     prior_depth=config["prior_depth"], value=config["leaf"] == "value",
-                     world=model.reads_world, value_weight=config["value_weight"])
+        return guide
 
     def _decision(self, state: State, seat: int, result: SearchResult) -> Decision:
         game = state.game

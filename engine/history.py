@@ -20,6 +20,8 @@ busy with training, 2026-12-06).
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 from numba import njit
 
@@ -28,14 +30,12 @@ from . import dispatch
 from .bits import make_rng
 from .common import copy_into
 from .registry import observation_module
+from .replay import DEAL_TRIES
 from .state import TO_MOVE
 
 WORLD_TRIES = 16
-"""Worlds drawn (each completed in up to :data:`DEAL_TRIES` deals) before the history is
-declared unreplayable."""
-DEAL_TRIES = 4
-"""Deals tried per world, for a game that can rebuild one world's deal in several ways
-(Kozel: which of a seat's cards it drew when)."""
+"""Worlds drawn (each completed in up to :data:`~slagwerk.engine.replay.DEAL_TRIES` deals)
+before the history is declared unreplayable."""
 
 
 def replayable(game_name: str) -> bool:
@@ -104,12 +104,12 @@ def history_input(game, view: dict, seat: int, seed: int, out: np.ndarray, world
     deal = np.empty(game.kernels.DEAL_SIZE, np.int64)
     rng = make_rng(seed)
     args = (seat, script.start, script.template, script.seats, script.keys, rng, state, before, deal, blocks)
-    if game.game_id in _LOADED:
+    announce = (nullcontext() if game.game_id in _LOADED else  # said once, as other compiles are
+                compiling([game.name], part="history", seconds=HISTORY_COMPILE_SECONDS,
+                          label="history replay"))
+    with announce:
         kernel = dispatch.specialize(replay_blocks, game.game_id, np.empty(0, np.int64), *args)
-    else:  # said once, as other compiles are
-        with compiling([game.name], part="history", seconds=HISTORY_COMPILE_SECONDS, label="history replay"):
-            kernel = dispatch.specialize(replay_blocks, game.game_id, np.empty(0, np.int64), *args)
-        _LOADED.add(game.game_id)
+    _LOADED.add(game.game_id)
     for attempt in range(WORLD_TRIES):
         if world is None or attempt > 0:
             world = game.state_from_view(view, seed=seed + attempt).array

@@ -29,6 +29,10 @@ import numpy as np
 from .bits import make_rng
 from .state import DEAL_NUMBER, DEALER, TO_MOVE, TOTALS
 
+DEAL_TRIES = 4
+"""Deals rebuilt from one world (a game's ``deal_from_world`` may rebuild it in several ways:
+Kozel's draws) before the world counts as disagreeing with the history."""
+
 
 @dataclass(frozen=True)
 class OpponentModel:

@@ -56,7 +56,7 @@ from ..engine import dispatch
 from ..engine.bits import make_rng, rand_below
 from ..engine.common import copy_into
 from ..engine.registry import info_by_id
-from ..engine.replay import ReplayScript
+from ..engine.replay import DEAL_TRIES, ReplayScript
 from ..engine.state import GAME, PHASE, PHASE_PLAY, TO_MOVE, TRICKS_DONE
 from ..kernel_cache import compiling
 from .tree import SearchError
@@ -65,8 +65,6 @@ BELIEFS = ("uniform", "inferred")
 DEFAULT_PARTICLES = 128
 """Worlds drawn and replayed per decision (the pool holds as many, resampled)."""
 NO_WEIGHT = -np.inf
-DEAL_TRIES = 4
-"""Deals rebuilt from one world before it counts as disagreeing with the history."""
 BELIEF_COMPILE_SECONDS = 3
 """About how long a belief kernel compiles with an empty cache (two cores,
 2026-12-04: 2.8-3.5 s for ``belief=inferred`` in Coins, Kozel, Aluette)."""

@@ -46,11 +46,11 @@ GUIDE_PRIOR = 1
 GUIDE_LEAF = 2
 GUIDE_PLAYOUT = 4
 GUIDE_VALUE = 16
+"""(8 is the endgame solver's flag, :data:`slagwerk.search.parts.SOLVE_ENDGAMES`.)"""
 GUIDE_WORLD = 32
 """With :data:`GUIDE_VALUE`: the network reads every seat's observation of the leaf's world."""
 GUIDE_MIX = 64
 """With :data:`GUIDE_VALUE`: a leaf's reward mixes the network's value with a playout's."""
-"""(8 is the endgame solver's flag, :data:`slagwerk.search.parts.SOLVE_ENDGAMES`.)"""
 
 DEFAULT_PRIOR_WEIGHT = 1.0
 DEFAULT_TEMPERATURE = 0.1
@@ -87,6 +87,12 @@ class Guide:
     value_weight: float = 1.0
     """With ``value``: a leaf's reward is ``value_weight * value + (1 - value_weight) * playout``
     (the mixing of AlphaGo, Silver et al. 2016); below 1 every leaf is played out as well."""
+
+    @property
+    def world_kept_to_leaves(self) -> bool:
+        """False for a network that reads every seat's cards (``world``) asked to do more than value
+        leaves: a prior or playouts would choose for a seat by cards it cannot see."""
+        return not self.world or (self.value and self.prior == 0 and not self.playout)
 
     @property
     def flags(self) -> int:

@@ -686,7 +686,7 @@ def check_guide(guide: Guide | None, root: np.ndarray, objective: int) -> None:
     w1, w3 = guide.weights[0], guide.weights[4]
     players = int(root[N_PLAYERS])
     with_values = encoding.NUM_ACTIONS + players  # a network trained with seat values (--seat-values)
-    if guide.world and not (guide.value and guide.prior == 0 and not guide.playout):
+    if not guide.world_kept_to_leaves:
         raise SearchError("a network that reads every seat's cards may only value the leaves' worlds: "
                           "leaf=value, prior=0, no playout=net")
     inputs = encoding.OBSERVATION_SIZE * (players if guide.world else 1)
