@@ -85,6 +85,9 @@ _GUIDE = {
                               0.0, 1.0),
     "playout": ParamSpec(str, "random", "playout policy (net: the guiding network's, with guide=net)",
                          choices=(*PLAYOUT_POLICIES, NET_PLAYOUT)),
+    "root_weight": ParamSpec(float, 0.0, "with guide=net: the network's weight in the final choice at "
+                             "the root, blended with the search's mean rewards; 0: the search's choice",
+                             0.0, 1.0),
     "solve": ParamSpec(int, 0, "solve the rest of the deal exactly in each world (max-n) once at most "
                        "this many tricks are left; 0: never", 0, MAX_SOLVE_TRICKS),
 }
@@ -170,10 +173,12 @@ class _SearchAgent(Agent):
         guide = Guide(model.weights, prior=config["prior"], temperature=config["prior_temperature"],
                       leaf=config["leaf"] == "net", playout=config["playout"] == NET_PLAYOUT,
                       prior_depth=config["prior_depth"], value=config["leaf"] == "value",
-                      world=model.reads_world, value_weight=config["value_weight"])
+                      world=model.reads_world, value_weight=config["value_weight"],
+                      root_weight=config["root_weight"])
         if not guide.world_kept_to_leaves:
             raise SpecError(f"{self.name}: model file {str(path)!r} reads every seat's cards, so it may only "
-                            f"value the search's worlds: give leaf=value,prior=0 (and no playout=net)")
+                            f"value the search's worlds: give leaf=value,prior=0 (and no playout=net "
+                            f"or root_weight)")
         return guide
 
     def _decision(self, state: State, seat: int, result: SearchResult) -> Decision:

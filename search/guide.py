@@ -19,6 +19,10 @@ switched on its own so that what each gains can be measured:
 - **playout** (:data:`GUIDE_PLAYOUT`): playouts are played by the network
   greedily to the end of the deal (then, for the match objective, by the
   search's playout policy);
+- **root** (``root_weight``): the final choice blends each root action's mean
+  reward in the search with the network's value of it, read once from the
+  searching seat's observation (:func:`root_choice`): two judges that err
+  differently, the search's sampled worlds and the network's learned play;
 - **seat values** (:data:`GUIDE_VALUE`, ``leaf=value``): a network trained with
   ``--seat-values`` also values the deal for every seat; a leaf is valued by one
   evaluation, from the observation of the seat to move there, instead of one
@@ -88,11 +92,16 @@ class Guide:
     """With ``value``: a leaf's reward is ``value_weight * value + (1 - value_weight) * playout``
     (the mixing of AlphaGo, Silver et al. 2016); below 1 every leaf is played out as well."""
 
+    root_weight: float = 0.0
+    """The network's weight in the final choice at the root (:func:`root_choice`); 0: the search's
+    own choice."""
+
     @property
     def world_kept_to_leaves(self) -> bool:
         """False for a network that reads every seat's cards (``world``) asked to do more than value
-        leaves: a prior or playouts would choose for a seat by cards it cannot see."""
-        return not self.world or (self.value and self.prior == 0 and not self.playout)
+        leaves: a prior, playouts or the root's choice would choose for a seat by cards it cannot see."""
+        return not self.world or (self.value and self.prior == 0 and not self.playout
+                                  and self.root_weight == 0)
 
     @property
     def flags(self) -> int:
@@ -114,6 +123,20 @@ def kernel_arguments(guide: Guide | None) -> tuple:
         return GUIDE_NONE, NO_NET, np.array([0.0, DEFAULT_TEMPERATURE, 0.0, 1.0])
     return guide.flags, tuple(guide.weights), np.array(
         [guide.prior, guide.temperature, guide.prior_depth, guide.value_weight], dtype=np.float64)
+
+
+def root_choice(encoding, guide: Guide, root: np.ndarray, actions, visits, values) -> int:
+    """The root action, of those the search tried, with the highest ``(1 - w) * (2 * mean - 1) + w *
+    network value`` (``w``: ``guide.root_weight``; ties: the first). The network reads the observation
+    of the seat to move at ``root`` (``encoding``: the game's observation module), so no hidden card."""
+    x = np.zeros(encoding.OBSERVATION_SIZE, np.float32)
+    out = np.zeros(guide.weights[4].shape[1], np.float32)
+    encoding.observe(root, int(root[TO_MOVE]), x)
+    forward(x, *guide.weights, out)
+    network = np.array([out[encoding.index_of(root, int(a))] for a in actions], np.float64)
+    searched = 2.0 * np.asarray(values, np.float64) - 1.0
+    blend = (1.0 - guide.root_weight) * searched + guide.root_weight * network
+    return int(actions[int(np.argmax(np.where(np.asarray(visits) > 0, blend, -np.inf)))])
 
 
 @njit(cache=True)

@@ -54,8 +54,8 @@ from .tree import (
     check_guide,
     check_position,
     check_solve,
-    choose,
     endgame_arguments,
+    final_choice,
     lookup,
     reset_tree,
     run_iterations,
@@ -273,7 +273,7 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
     means = np.where(worlds_tried > 0, mean_sums / np.maximum(worlds_tried, 1), 0.0)
     tried = worlds_tried > 0
     return SearchResult(
-        action=choose(root_actions[tried], visit_sums[tried], means[tried], final_code),
+        action=final_choice(guide, root, root_actions[tried], visit_sums[tried], means[tried], final_code),
         actions=root_actions,
         visits=visit_sums,
         values=means,

@@ -73,6 +73,7 @@ from .guide import (
     VALUE_WEIGHT,
     Guide,
     kernel_arguments,
+    root_choice,
 )
 from .parts import (
     NOT_CHOSEN,
@@ -536,6 +537,15 @@ def choose(actions, visits, values, final: int) -> int:
     return int(actions[best])
 
 
+def final_choice(guide: Guide | None, root: np.ndarray, actions, visits, values, final: int) -> int:
+    """:func:`choose`, or with a guide's ``root_weight`` its blend with the network
+    (:func:`slagwerk.search.guide.root_choice`)."""
+    if guide is None or guide.root_weight == 0 or len(actions) == 0:
+        return choose(actions, visits, values, final)
+    encoding = observation_module(info_by_id(int(root[GAME])).name)
+    return root_choice(encoding, guide, root, actions, visits, values)
+
+
 def lookup(table: dict, name: str, what: str) -> int:
     """``table[name]`` or a :class:`SearchError` listing the valid names."""
     try:
@@ -626,7 +636,7 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
     seconds = time.perf_counter() - start
     actions, visits, values, _ = tree.root_statistics(kernels_by_id(game).MAX_ACTIONS)
     return SearchResult(
-        action=choose(actions, visits, values, final_code),
+        action=final_choice(guide, root, actions, visits, values, final_code),
         actions=actions,
         visits=visits,
         values=values,
@@ -698,6 +708,8 @@ def check_guide(guide: Guide | None, root: np.ndarray, objective: int) -> None:
                           "with --seat-values")
     if (guide.leaf or guide.value) and objective != OBJECTIVE_DEAL:
         raise SearchError("a network values the deal (leaf=net): use objective=deal, or leaf=playout")
+    if not 0 <= guide.root_weight <= 1:
+        raise SearchError(f"root_weight must lie in [0, 1], not {guide.root_weight!r}")
     if not (guide.temperature > 0 and guide.prior >= 0):
         raise SearchError(f"the prior needs a temperature > 0 and a weight >= 0, not {guide.temperature!r} "
                           f"and {guide.prior!r}")

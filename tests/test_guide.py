@@ -227,3 +227,37 @@ def test_a_prior_depth_gives_priors_only_to_nodes_grown_that_shallow(depth):
     assert depths.max() > depth  # the tree grew deeper than the prior reaches
     assert with_prior[depths <= depth].all()
     assert not with_prior[depths > depth].any()
+
+
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+def test_the_root_blend_ignores_hidden_cards_and_spans_search_to_network(tmp_path, game_name):
+    """``root_weight`` blends the search's root means with the network's values: 0 is the search's
+    own choice, 1 the net agent's (every legal action tried), and no weight reads a hidden card."""
+    game = make_game(game_name)
+    path = model_file(tmp_path, game, seed=4)
+    for k, state in enumerate(positions(game, 31, 3)):
+        seat = state.to_move
+        other = state.array.copy()
+        contract.determinize(other, seat, make_rng(k + 200))
+        plain = ismcts(state.array, seat, iterations=300, seed=k)
+        for weight in (0.0, 0.3, 1.0):
+            guide = small_guide(game, seed=4, prior=0.0, leaf=False, root_weight=weight)
+            a = ismcts(state.array, seat, iterations=300, seed=k, guide=guide)
+            assert a.action == ismcts(other, seat, iterations=300, seed=k, guide=guide).action
+            assert np.array_equal(a.visits, plain.visits)  # the blend changes the choice only
+            if weight == 0.0:
+                assert a.action == plain.action
+        assert set(a.actions.tolist()) == set(int(x) for x in state.legal_actions())
+        net_choice = make(f"net:model={path}", game).decide(state.view(seat)).action
+        assert game.action_text(state, a.action, seat) == net_choice
+
+
+def test_a_world_network_may_not_choose_at_the_root():
+    game = make_game("coins")
+    state = game.new_match(seed=1)
+    world = Model.initial(game, hidden=(8, 8), seed=1, world=True, seat_values=True)
+    with pytest.raises(SearchError, match="only value the leaves"):
+        ismcts(state, iterations=10, guide=Guide(world.weights, prior=0.0, value=True, world=True,
+                                                 root_weight=0.5))
+    with pytest.raises(SearchError, match="root_weight must lie"):
+        ismcts(state, iterations=10, guide=small_guide(game, root_weight=2.0))
