@@ -65,6 +65,14 @@ _COMMON = {
 NET_PLAYOUT = "net"
 """The ``playout`` value meaning the guiding network plays the playouts (with ``guide=net``)."""
 
+GAME_GUIDES = {
+    "coins": {"prior": 0.0, "leaf": "playout", "root_weight": 0.5},
+}
+"""What ``ismcts:guide=auto`` (the default) means in a game where ISMCTS guided so won its SPRT
+against the unguided search at equal time (docs/learned.md, "The root blend"): ``guide=net`` with
+these settings, for those a spec does not give itself. In the other games, and in a game with other
+options than its defaults (the shipped model's and the test's), ``auto`` is ``none``."""
+
 _GUIDE = {
     "guide": ParamSpec(str, "none", "a learned network guiding the search: none, or net (the model= "
                        "network; docs/learned.md)", choices=("none", "net")),
@@ -156,9 +164,16 @@ class _SearchAgent(Agent):
             options["playout"] = "random"
         return options
 
-    def _guide(self) -> Guide | None:
-        """The network guiding this agent's search (``guide=net``), or None."""
+    def _guide(self, given=()) -> Guide | None:
+        """The network guiding this agent's search (``guide=net``), or None. ``guide=auto`` is
+        resolved into the config first (:data:`GAME_GUIDES`; ``given``: the parameters the spec set)."""
         config = self.config
+        if config["guide"] == "auto":
+            standard = all(self.game.options.get(key) == spec.default
+                           for key, spec in self.game.option_specs.items())
+            tuned = GAME_GUIDES.get(self.game.name) if standard else None  # measured with these only
+            config["guide"] = "none" if tuned is None else "net"
+            config.update({key: value for key, value in (tuned or {}).items() if key not in given})
         if config["guide"] == "none":
             if config["playout"] == NET_PLAYOUT:
                 raise SpecError(f"{self.name}: playout=net needs guide=net")
@@ -263,13 +278,16 @@ class ISMCTSAgent(_SearchAgent):
                                 cap="max_iterations"),
         **_COMMON,
         **_GUIDE,
+        "guide": ParamSpec(str, "auto", "a learned network guiding the search: none, net (the model= "
+                           "network; docs/learned.md), or auto: the game's choice, net where it won at "
+                           "equal time (Coins), none elsewhere", choices=("auto", "none", "net")),
         **_BELIEF,
         "final": _final("most_visits"),
     }
 
     def __init__(self, game, seed: int = 0, **params):
         super().__init__(game, seed, **params)
-        self.guide = self._guide()
+        self.guide = self._guide(given=params)
 
     def decide(self, view: dict) -> Decision:
         state = self._state_to_move(view)

@@ -13,7 +13,6 @@ a guided search reads the values through :mod:`slagwerk.search.guide`.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 
@@ -21,19 +20,31 @@ from numba import njit
 def forward(x, w1, b1, w2, b2, w3, b3, out):
     """The network's action values for input ``x`` (float32) into ``out`` (float32).
 
-    An observation is mostly zeros (cards a seat does not hold, slots not yet played), so
-    the first layer adds up only the rows of ``W1`` that a non-zero input selects: three to
-    four times faster than the dense product where the input is long (Kozel, Koetsieren)."""
-    hidden = b1.shape[0]
+    An observation is mostly zeros (cards a seat does not hold, slots not yet played), and a
+    ReLU layer's output too, so each layer adds up only the rows of its weights that a
+    non-zero input selects. Plain loops, not ``np.dot``: they compile in about half a second
+    where ``np.dot`` took four (a cold first decision waits for it), run two to three times
+    faster at these sizes, and add in the same order on every machine (BLAS need not)."""
     h1 = b1.copy()
-    for i in range(x.shape[0]):
-        xi = x[i]
-        if xi != 0.0:
-            for j in range(hidden):
-                h1[j] += xi * w1[i, j]
-    h1 = np.maximum(h1, np.float32(0.0))
-    h2 = np.maximum(np.dot(h1, w2) + b2, np.float32(0.0))
-    out[:] = np.dot(h2, w3) + b3
+    for i in range(x.shape[0]):  # an input may be negative: only its zeros are skipped
+        if x[i] != 0.0:
+            _add_row(x[i], w1, i, h1)
+    h2 = b2.copy()
+    for i in range(h1.shape[0]):  # ReLU: a negative entry counts as zero
+        if h1[i] > 0.0:
+            _add_row(h1[i], w2, i, h2)
+    for j in range(out.shape[0]):
+        out[j] = b3[j]
+    for i in range(h2.shape[0]):
+        if h2[i] > 0.0:
+            _add_row(h2[i], w3, i, out)
+
+
+@njit(cache=True, inline="always")
+def _add_row(scale, w, i, out):
+    """``out += scale * w[i]``."""
+    for j in range(out.shape[0]):
+        out[j] += scale * w[i, j]
 
 
 @njit(cache=True)

@@ -236,7 +236,8 @@ def pimc(state, seat: int | None = None, *, worlds: int | None = None,
     if guide is not None and flat:
         raise SearchError("a guide guides a tree: not with flat=true")
     check_guide(guide, root, objective_code)
-    tree = Tree(min(int(node_cap), int(iterations_per_world) + 1), guided=guide is not None)
+    cap = min(int(node_cap), int(iterations_per_world) + 1)
+    tree = Tree(cap, guided=guide is not None and guide.prior > 0)  # only a prior writes priors
     flags, net, prior_settings = kernel_arguments(guide)
     solve = check_solve(solve, objective_code)
     endgame = endgame_arguments(root, solve)

@@ -612,7 +612,7 @@ def tree_search(state, seat, determinize_each: bool, *, iterations, time_ms, c, 
     # An iteration adds at most one node, so a fixed budget never needs more.
     cap = int(node_cap) if iterations is None else min(int(node_cap), int(iterations) + 1)
     check_guide(guide, root, objective_code)
-    tree = Tree(cap, guided=guide is not None)
+    tree = Tree(cap, guided=guide is not None and guide.prior > 0)  # only a prior writes priors
     rng = make_rng(seed)
     flag = 1 if determinize_each else 0
     flags, net, prior_settings = kernel_arguments(guide)

@@ -261,3 +261,27 @@ def test_a_world_network_may_not_choose_at_the_root():
                                                  root_weight=0.5))
     with pytest.raises(SearchError, match="root_weight must lie"):
         ismcts(state, iterations=10, guide=small_guide(game, root_weight=2.0))
+
+
+def test_ismcts_means_the_guide_its_game_won_with_and_guide_none_the_old_search():
+    """``guide=auto`` (the default): the root blend in Coins (its SPRT, docs/learned.md), nothing in
+    the other games or in Coins with other options; a spec's own setting wins over the game's."""
+    from slagwerk.agents.search_agents import GAME_GUIDES
+
+    coins = make_game("coins")
+    default = make("ismcts", coins)
+    assert default.config["guide"] == "net" and default.guide is not None
+    assert default.guide.root_weight == GAME_GUIDES["coins"]["root_weight"] > 0
+    assert default.guide.prior == 0 and not default.guide.leaf
+    assert make("ismcts:root_weight=0.2", coins).guide.root_weight == 0.2
+    assert make("ismcts:guide=none", coins).guide is None
+    assert make("ismcts", make_game("coins", target=4)).guide is None
+    for name in ("kozel", "aluette", "koetsieren"):
+        if name not in GAME_GUIDES:
+            assert make("ismcts", make_game(name)).guide is None
+    assert make("pimc", coins).guide is None
+    state = positions(coins, 12, 1)[0]
+    view = state.view(state.to_move)
+    guided = make("ismcts:iterations=300", coins, seed=4).decide(view)
+    plain = make("ismcts:iterations=300,guide=none", coins, seed=4).decide(view)
+    assert guided.stats["actions"] == plain.stats["actions"]  # the same search; only the choice blends
