@@ -25,6 +25,8 @@ def forward(x, w1, b1, w2, b2, w3, b3, out):
     non-zero input selects. Plain loops, not ``np.dot``: they compile in about half a second
     where ``np.dot`` took four (a cold first decision waits for it), run two to three times
     faster at these sizes, and add in the same order on every machine (BLAS need not)."""
+    if x.shape[0] != w1.shape[0] or out.shape[0] != w3.shape[1]:  # the loops index without checks
+        raise ValueError("the network's input or output does not fit its weights")
     h1 = b1.copy()
     for i in range(x.shape[0]):  # an input may be negative: only its zeros are skipped
         if x[i] != 0.0:
