@@ -70,8 +70,8 @@ GAME_GUIDES = {
 }
 """What ``ismcts:guide=auto`` (the default) means in a game where ISMCTS guided so won its SPRT
 against the unguided search at equal time (docs/learned.md, "The root blend"): ``guide=net`` with
-these settings, for those a spec does not give itself. In the other games, and in a game with other
-options than its defaults (the shipped model's and the test's), ``auto`` is ``none``."""
+these settings, for those a spec does not give itself. In the other games, and in a variant (options
+other than the defaults, which the shipped model and the SPRT used), ``auto`` is ``none``."""
 
 _GUIDE = {
     "guide": ParamSpec(str, "none", "a learned network guiding the search: none, or net (the model= "
