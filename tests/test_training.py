@@ -85,7 +85,7 @@ def test_the_same_seed_gives_the_same_model_with_any_number_of_workers(tmp_path)
 @pytest.mark.parametrize("teacher", ["ismcts", "guided"])
 def test_a_taught_run_resumes_to_the_model_of_an_uninterrupted_one_with_any_number_of_workers(
         tmp_path, teacher):
-    taught = dict(teacher=teacher, teacher_iterations=12, game="kozel")
+    taught = dict(teacher=teacher, teacher_iterations=12, game="kozel", teacher_playout="heuristic")
     whole = run_training(_config(**taught), tmp_path / "whole", jobs=1)
 
     def stop_after_second(line):
@@ -126,9 +126,11 @@ def test_the_teachers_targets_are_its_searchs_values_and_blind_to_hidden_cards(g
     contract.determinize(other, seat, make_rng(7))
     assert not np.array_equal(other, match.array)  # some hidden card moved
     guide = Guide(Model.initial(make_game(game_name), hidden=(8, 8), seed=1).weights)
-    for teacher in (None, guide):
-        target, weight, share, chosen = search_targets(match.array, seat, index_of, actions, 60, 3, teacher)
-        found = ismcts(match.array, seat, iterations=60, seed=3, guide=teacher)
+    by_playout = {}
+    for teacher, playout in ((None, "random"), (guide, "random"), (None, "heuristic")):
+        target, weight, share, chosen = search_targets(match.array, seat, index_of, actions, 60, 3, teacher,
+                                                       playout)
+        found = ismcts(match.array, seat, iterations=60, seed=3, guide=teacher, playout=playout)
         assert chosen == index_of[int(found.action)]
         tried = {index_of[int(a)]: (v, w) for a, v, w in zip(found.actions, found.visits, found.values)
                  if v > 0}
@@ -137,9 +139,20 @@ def test_the_teachers_targets_are_its_searchs_values_and_blind_to_hidden_cards(g
             assert target[i] == pytest.approx(2 * value - 1)
             assert weight[i] == pytest.approx(visits / (visits + VISITS_HALF_WEIGHT))
             assert share[i] == pytest.approx(visits / found.visits.sum())
-        hidden_changed = search_targets(other, seat, index_of, actions, 60, 3, teacher)
+        hidden_changed = search_targets(other, seat, index_of, actions, 60, 3, teacher, playout)
         for mine, theirs in zip((target, weight, share, chosen), hidden_changed):
             assert np.array_equal(mine, theirs)
+        if teacher is None:
+            by_playout[playout] = target
+    assert not np.array_equal(by_playout["random"], by_playout["heuristic"])  # the teacher's playouts differ
+
+
+def test_a_teachers_playout_without_a_teacher_is_one_line(tmp_path, capsys):
+    assert main(["train", "kozel", "--teacher-playout", "heuristic", "--rounds", "1",
+                 "--results", str(tmp_path / "run")]) == 2
+    assert capsys.readouterr().err.strip() == ("error: --teacher-playout: only a teacher's search plays "
+                                               "out (give --teacher ismcts or guided)")
+    assert not (tmp_path / "run").exists()
 
 
 def test_the_command_trains_resumes_and_writes_the_model_where_asked(tmp_path, capsys):

@@ -50,6 +50,9 @@ class TrainConfig(Settings):
         "network (expert iteration)")
     teacher_iterations: int = setting(200, "iterations of the teacher's search per decision", ge=1,
                                       le=100_000)
+    teacher_playout: Literal["random", "heuristic"] = setting(
+        "random", "playout policy of the teacher's search: random, or the game's heuristic (slower a "
+        "playout; in Kozel a much stronger teacher)")
     policy_weight: float = setting(
         1.0, "with a teacher: weight of the cross-entropy from the search's visit shares to the softmax "
         "of the network's values (the guide's prior), beside their squared error", ge=0, le=100)

@@ -57,9 +57,12 @@ def default_folder(config: TrainConfig) -> Path:
 
 
 def check_inputs(config: TrainConfig) -> None:
-    """:class:`ExperimentError` for ``--history`` where a model could not be played from views
-    or the guided teacher would need the tree search to keep the history, and for ``--world``
-    beside another input or with a teacher."""
+    """:class:`ExperimentError` for ``--teacher-playout`` without a teacher, for ``--history``
+    where a model could not be played from views or the guided teacher would need the tree search
+    to keep the history, and for ``--world`` beside another input or with a teacher."""
+    if config.teacher == "none" and config.teacher_playout != "random":
+        raise ExperimentError("--teacher-playout: only a teacher's search plays out (give --teacher "
+                              "ismcts or guided)")
     if config.world and (config.history or config.teacher != "none"):
         raise ExperimentError("--world: a network of the whole deal is trained by Deep Monte-Carlo "
                               "alone (no --teacher) and reads no history")
@@ -135,7 +138,8 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
                 loss = learner.update(samples, config.batch_size, config.epochs, learn_seed)
                 mean = {"mean_return": float(np.mean(samples.target))}
             else:
-                tasks = [(*task, config.teacher, config.teacher_iterations, config.history) for task in tasks]
+                tasks = [(*task, config.teacher, config.teacher_iterations, config.history,
+                          config.teacher_playout) for task in tasks]
                 samples = TaughtSamples.join(parallel_map(play_taught_deals, tasks, jobs, backend, scheduler))
                 loss = learner.update_taught(samples, config.batch_size, config.epochs, learn_seed,
                                              config.policy_weight, DEFAULT_TEMPERATURE)

@@ -126,13 +126,15 @@ class TaughtSamples:
 
 
 def search_targets(array: np.ndarray, seat: int, index_of: dict, num_actions: int, iterations: int,
-                   seed: int, guide: Guide | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+                   seed: int, guide: Guide | None, playout: str = "random",
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """The teacher's targets for ``seat`` to move in the state ``array``: the value ``2 * reward - 1``,
     the weight and the share of the visits of every action index its search tried (see the
-    module doc), and the index it chose. ``index_of`` maps each legal engine action to its index.
+    module doc), and the index it chose. ``index_of`` maps each legal engine action to its index;
+    ``playout`` is the search's playout policy.
     The search reads the seat's information only: each iteration deals the cards hidden from the
     seat anew."""
-    found = ismcts(array, seat, iterations=iterations, seed=seed, guide=guide)
+    found = ismcts(array, seat, iterations=iterations, seed=seed, guide=guide, playout=playout)
     target = np.zeros(num_actions, np.float32)
     weight = np.zeros(num_actions, np.float32)
     share = np.zeros(num_actions, np.float32)
@@ -147,10 +149,12 @@ def search_targets(array: np.ndarray, seat: int, index_of: dict, num_actions: in
 
 
 def play_taught_deals(game_name: str, options: dict, weights: tuple, epsilon: float, seed: int,
-                      deals: int, teacher: str, iterations: int, history: bool = False) -> TaughtSamples:
+                      deals: int, teacher: str, iterations: int, history: bool = False,
+                      playout: str = "random") -> TaughtSamples:
     """Play ``deals`` deals in which ``teacher`` (``"ismcts"`` or ``"guided"``, by the network
-    ``weights``) searches every decision with ``iterations`` iterations (see the module doc); with
-    ``history`` the samples' input holds the deal's history after the observation."""
+    ``weights``) searches every decision with ``iterations`` iterations and ``playout`` playouts
+    (see the module doc); with ``history`` the samples' input holds the deal's history after the
+    observation."""
     match = EncodedMatch(game_name, seed=seed, reward="deal", history=history, **options)
     explore = np.random.default_rng(seed)
     guide = Guide(weights) if teacher == "guided" else None
@@ -164,7 +168,8 @@ def play_taught_deals(game_name: str, options: dict, weights: tuple, epsilon: fl
         legal = np.flatnonzero(mask)
         index_of = {int(a): int(i) for i, a in zip(legal, match.legal_actions()[legal])}
         target, weight, share, chosen = search_targets(match.array, seat, index_of, match.module.NUM_ACTIONS,
-                                                       iterations, int(explore.integers(1 << 62)), guide)
+                                                       iterations, int(explore.integers(1 << 62)), guide,
+                                                       playout)
         targets.append(target)
         weights_out.append(weight)
         shares.append(share)
