@@ -147,6 +147,24 @@ def test_the_teachers_targets_are_its_searchs_values_and_blind_to_hidden_cards(g
     assert not np.array_equal(by_playout["random"], by_playout["heuristic"])  # the teacher's playouts differ
 
 
+def test_a_run_started_from_a_model_begins_with_its_weights_and_refuses_one_that_does_not_fit(
+        tmp_path, capsys):
+    start = run_training(_config(rounds=2, seed=3), tmp_path / "start", jobs=1).model_path
+    none_trained = run_training(_config(init=str(start), rounds=1, deals=1, learning_rate=1e-9),
+                                tmp_path / "from", jobs=1)
+    fresh = run_training(_config(rounds=1, deals=1, learning_rate=1e-9), tmp_path / "fresh", jobs=1)
+    started, began, random_start = (_weights(p) for p in (start, none_trained.model_path, fresh.model_path))
+    assert all(np.allclose(a, b, atol=1e-6) for a, b in zip(started, began))  # one tiny step from the file
+    assert not np.allclose(random_start[0], began[0], atol=1e-3)
+    argv = ["train", "coins", "--rounds", "1", "--init", str(start), "--hidden", "16", "16"]
+    assert main([*argv, "--results", str(tmp_path / "wrong-size")]) == 2
+    assert capsys.readouterr().err.strip().startswith(f"error: --init: model file {str(start)!r} has layers ")
+    assert main(["train", "kozel", "--rounds", "1", "--init", str(start),
+                 "--results", str(tmp_path / "wrong-game")]) == 2
+    assert "error: --init: model file" in capsys.readouterr().err
+    assert not (tmp_path / "wrong-size").exists() and not (tmp_path / "wrong-game").exists()
+
+
 def test_a_teachers_playout_without_a_teacher_is_one_line(tmp_path, capsys):
     assert main(["train", "kozel", "--teacher-playout", "heuristic", "--rounds", "1",
                  "--results", str(tmp_path / "run")]) == 2

@@ -64,6 +64,9 @@ class TrainConfig(Settings):
     world: bool = setting(False, "the network reads every seat's observation (the whole deal) and values "
                           "it for every seat: it cannot play alone, only value a guided search's leaves, "
                           "which are whole determinized worlds (ismcts:guide=net,leaf=value,prior=0)")
+    init: str | None = setting(None, "start from this model file's network instead of random weights (a "
+                               "model of the same game, options, input and layer sizes)", metavar="FILE",
+                               min_length=1)
     epsilon: float = setting(0.05, "chance that an actor explores: a random legal action", ge=0, le=1)
     hidden: tuple[Annotated[int, Field(ge=1, le=4096)], ...] = setting(
         (256, 256), "sizes of the network's two hidden layers", metavar="N", min_length=2, max_length=2)

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ...agents.model import Model, model_meta, save_model
+from ...agents.model import Model, load_model, model_meta, save_model
 from ...engine import make_game
 from ...engine.bits import derive_seed
 from ...engine.history import replayable
 from ...engine.registry import observation_module
+from ...errors import SpecError
 from ...safe_files import AppendLog, read_file, replace_file
 from ...search.guide import DEFAULT_TEMPERATURE
 from ..harness.defaults import default_results_folder
@@ -57,15 +58,18 @@ def default_folder(config: TrainConfig) -> Path:
 
 
 def check_inputs(config: TrainConfig) -> None:
-    """:class:`ExperimentError` for ``--teacher-playout`` without a teacher, for ``--history``
-    where a model could not be played from views or the guided teacher would need the tree search
-    to keep the history, and for ``--world`` beside another input or with a teacher."""
+    """:class:`ExperimentError` for ``--teacher-playout`` without a teacher, for an ``--init`` model
+    that does not fit the run, for ``--history`` where a model could not be played from views or
+    the guided teacher would need the tree search to keep the history, and for ``--world`` beside
+    another input or with a teacher."""
     if config.teacher == "none" and config.teacher_playout != "random":
         raise ExperimentError("--teacher-playout: only a teacher's search plays out (give --teacher "
                               "ismcts or guided)")
     if config.world and (config.history or config.teacher != "none"):
         raise ExperimentError("--world: a network of the whole deal is trained by Deep Monte-Carlo "
                               "alone (no --teacher) and reads no history")
+    if config.init is not None:
+        starting_weights(config, fresh_model(config, make_game(config.game, **config.options)))
     if not config.history:
         return
     if not replayable(config.game):
@@ -74,6 +78,32 @@ def check_inputs(config: TrainConfig) -> None:
     if config.teacher == "guided":
         raise ExperimentError("--history: the guided teacher's search keeps no history for the network "
                               "to read: use --teacher ismcts or none")
+
+
+def fresh_model(config: TrainConfig, game) -> Model:
+    """The network the run trains, with the random weights of its seed."""
+    return Model.initial(game, hidden=config.hidden, seed=config.seed, history=config.history,
+                         seat_values=config.seat_values or config.world, world=config.world)
+
+
+def starting_weights(config: TrainConfig, fresh: Model) -> tuple:
+    """The weights of the model file ``config.init``, checked to fit the network the run trains
+    (``fresh``: its game, layer sizes, history, seat values); :class:`ExperimentError` otherwise."""
+    try:
+        start = load_model(config.init, make_game(config.game, **config.options))
+    except SpecError as err:
+        raise ExperimentError(f"--init: {err}") from None
+    shapes = [w.shape for w in start.weights]
+    wanted = [w.shape for w in fresh.weights]
+    if shapes != wanted or start.meta["encoding"] != fresh.meta["encoding"]:
+        raise ExperimentError(f"--init: model file {config.init!r} has layers {_sizes(shapes)}, not the "
+                              f"{_sizes(wanted)} this run trains (--hidden, --history, --seat-values, "
+                              f"--world)")
+    return start.weights
+
+
+def _sizes(shapes: list) -> str:
+    return "x".join(str(n) for n in (shapes[0][0], *(shape[1] for shape in shapes[::2])))
 
 
 def chunks(deals: int, chunk: int) -> list[int]:
@@ -97,12 +127,13 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
     if resume:
         folder = TrainingFolder.open(results)
         config = TrainConfig.load(folder.config(), folder.config_path)
-    else:
+    game = make_game(config.game, **config.options)
+    first = fresh_model(config, game)
+    if config.init is not None:  # checked before a new run's folder is made
+        first = Model(starting_weights(config, first), first.meta)
+    if not resume:
         folder = TrainingFolder.create(results or default_folder(config), config.dump(), force=force)
         forget_snapshots(folder.path)  # an earlier run's, in a folder taken with --force
-    game = make_game(config.game, **config.options)
-    first = Model.initial(game, hidden=config.hidden, seed=config.seed, history=config.history,
-                          seat_values=config.seat_values or config.world, world=config.world)
     learner = Learner(first.weights, config.learning_rate, config.seed, first.seat_values)
     rounds: list[dict] = []
     stored = read_file(folder.path, CHECKPOINT)
