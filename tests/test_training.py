@@ -165,6 +165,24 @@ def test_a_run_started_from_a_model_begins_with_its_weights_and_refuses_one_that
     assert not (tmp_path / "wrong-size").exists() and not (tmp_path / "wrong-game").exists()
 
 
+def test_a_run_started_from_a_model_resumes_without_the_file(tmp_path):
+    start = tmp_path / "start.npz"
+    first = run_training(_config(rounds=1, seed=3), tmp_path / "start", jobs=1)
+    start.write_bytes(first.model_path.read_bytes())
+    whole = run_training(_config(init=str(start)), tmp_path / "whole", jobs=1)
+
+    def stop_after_first(line):
+        if line["round"] == 0:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_training(_config(init=str(start)), tmp_path / "part", jobs=1, on_round=stop_after_first)
+    start.unlink()  # the checkpoint holds the network now
+    resumed = run_training(None, tmp_path / "part", resume=True, jobs=1)
+    assert [line["round"] for line in resumed.rounds] == [0, 1, 2]
+    assert all(np.array_equal(a, b) for a, b in zip(_weights(whole.model_path), _weights(resumed.model_path)))
+
+
 def test_a_teachers_playout_without_a_teacher_is_one_line(tmp_path, capsys):
     assert main(["train", "kozel", "--teacher-playout", "heuristic", "--rounds", "1",
                  "--results", str(tmp_path / "run")]) == 2

@@ -124,19 +124,20 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
     torch = require_torch()  # before anything is written
     if not resume:
         check_inputs(config)
+    stored = None
     if resume:
         folder = TrainingFolder.open(results)
         config = TrainConfig.load(folder.config(), folder.config_path)
+        stored = read_file(folder.path, CHECKPOINT)
     game = make_game(config.game, **config.options)
     first = fresh_model(config, game)
-    if config.init is not None:  # checked before a new run's folder is made
+    if config.init is not None and stored is None:  # read before a new run's folder is made
         first = Model(starting_weights(config, first), first.meta)
     if not resume:
         folder = TrainingFolder.create(results or default_folder(config), config.dump(), force=force)
         forget_snapshots(folder.path)  # an earlier run's, in a folder taken with --force
     learner = Learner(first.weights, config.learning_rate, config.seed, first.seat_values)
     rounds: list[dict] = []
-    stored = read_file(folder.path, CHECKPOINT)
     if stored is not None:
         try:
             state = torch.load(io.BytesIO(stored), weights_only=True)
