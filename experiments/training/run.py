@@ -69,7 +69,8 @@ def check_inputs(config: TrainConfig) -> None:
         raise ExperimentError("--world: a network of the whole deal is trained by Deep Monte-Carlo "
                               "alone (no --teacher) and reads no history")
     if config.init is not None:
-        starting_weights(config, fresh_model(config, make_game(config.game, **config.options)))
+        game = make_game(config.game, **config.options)
+        starting_weights(config, game, fresh_model(config, game))
     if not config.history:
         return
     if not replayable(config.game):
@@ -86,16 +87,17 @@ def fresh_model(config: TrainConfig, game) -> Model:
                          seat_values=config.seat_values or config.world, world=config.world)
 
 
-def starting_weights(config: TrainConfig, fresh: Model) -> tuple:
-    """The weights of the model file ``config.init``, checked to fit the network the run trains
-    (``fresh``: its game, layer sizes, history, seat values); :class:`ExperimentError` otherwise."""
+def starting_weights(config: TrainConfig, game, fresh: Model) -> tuple:
+    """The weights of the model file ``config.init``, checked to be a model of ``game`` (by
+    :func:`load_model`) with the layers of ``fresh``, the network the run trains (its input,
+    hidden sizes and outputs); :class:`ExperimentError` otherwise."""
     try:
-        start = load_model(config.init, make_game(config.game, **config.options))
+        start = load_model(config.init, game)
     except SpecError as err:
         raise ExperimentError(f"--init: {err}") from None
     shapes = [w.shape for w in start.weights]
     wanted = [w.shape for w in fresh.weights]
-    if shapes != wanted or start.meta["encoding"] != fresh.meta["encoding"]:
+    if shapes != wanted:
         raise ExperimentError(f"--init: model file {config.init!r} has layers {_sizes(shapes)}, not the "
                               f"{_sizes(wanted)} this run trains (--hidden, --history, --seat-values, "
                               f"--world)")
@@ -132,7 +134,7 @@ def run_training(config: TrainConfig | None = None, results=None, *, resume: boo
     game = make_game(config.game, **config.options)
     first = fresh_model(config, game)
     if config.init is not None and stored is None:  # read before a new run's folder is made
-        first = Model(starting_weights(config, first), first.meta)
+        first = Model(starting_weights(config, game, first), first.meta)
     if not resume:
         folder = TrainingFolder.create(results or default_folder(config), config.dump(), force=force)
         forget_snapshots(folder.path)  # an earlier run's, in a folder taken with --force
